@@ -41868,6 +41868,98 @@ function hermeticGitEnvironment(config = [], base = process.env) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/security/agent-env.ts
+// The agent's environment as its own user: its own HOME and names, nothing pointing into the runner's HOME.
+
+
+/**
+ * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
+ * settings (`repointed`) names their copy.
+ */
+function agentUserEnvironment(env, user, repointed = {}) {
+    const out = {};
+    for (const [key, value] of Object.entries(env)) {
+        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
+            continue;
+        if (RUNNER_FILE_COMMANDS.includes(key))
+            continue;
+        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
+            continue;
+        out[key] = value;
+    }
+    // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
+    for (const [key, { from, to }] of Object.entries(repointed))
+        if (out[key] !== undefined && external_node_path_default().resolve(out[key]) === from)
+            out[key] = to;
+    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+}
+
+;// CONCATENATED MODULE: ./src/security/isolation-types.ts
+/** Isolation could not be set up: the message is one line that says why and what to do. */
+class IsolationError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'IsolationError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/processes.ts
+// The processes of a uid, read from /proc/<pid>/status (never from /proc/<pid>'s owner: a process that makes
+// itself non-dumpable shows as root's there).
+
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024);
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid) {
+    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
+    try {
+        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
+function processesOf(uid) {
+    return scanProcesses(uid, false);
+}
+/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
+function zombiesOf(uid) {
+    return scanProcesses(uid, true);
+}
+function scanProcesses(uid, zombies) {
+    const pids = [];
+    let names;
+    try {
+        names = (0,external_node_fs_.readdirSync)('/proc');
+    }
+    catch {
+        return pids;
+    }
+    for (const name of names) {
+        if (!/^\d+$/.test(name))
+            continue;
+        let status;
+        try {
+            status = statusHead(name);
+        }
+        catch {
+            continue; // exited meanwhile
+        }
+        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+        if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies)
+            continue;
+        if (uids.slice(1).some(u => Number(u) === uid))
+            pids.push(Number(name));
+    }
+    return pids;
+}
+
 ;// CONCATENATED MODULE: ./src/security/scripts.ts
 // The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
 // agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
@@ -42201,6 +42293,8 @@ function stageSettings(copies, parent = (0,external_node_os_.tmpdir)()) {
 
 
 
+
+
 const DEFAULT_AGENT_USER = 'ralph-agent';
 /** Where the agent's fresh HOME is made (wiped at every start and at the end). */
 const HOMES = '/var/lib/ralph-action';
@@ -42235,13 +42329,6 @@ class UserBusy extends Error {
 const DEFAULT_USERS = 8;
 /** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
 const thisHolder = () => `${process.pid}:${processIdentity(process.pid) ?? ''}`;
-/** Isolation could not be set up: the message is one line that says why and what to do. */
-class IsolationError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'IsolationError';
-    }
-}
 /** Whether this process can start programs as another user: as root, or with passwordless sudo. */
 function isolationPrivilege() {
     if (process.platform !== 'linux')
@@ -42645,29 +42732,6 @@ function notFound(options) {
         durationMs: 0
     };
 }
-/**
- * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
- * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
- * settings (`repointed`) names their copy.
- */
-function agentUserEnvironment(env, user, repointed = {}) {
-    const out = {};
-    for (const [key, value] of Object.entries(env)) {
-        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
-            continue;
-        if (RUNNER_FILE_COMMANDS.includes(key))
-            continue;
-        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
-        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
-            continue;
-        out[key] = value;
-    }
-    // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
-    for (const [key, { from, to }] of Object.entries(repointed))
-        if (out[key] !== undefined && external_node_path_default().resolve(out[key]) === from)
-            out[key] = to;
-    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
-}
 /** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
 function agentSignaller(state) {
     return (pids, sig) => {
@@ -42686,56 +42750,6 @@ function agentSignaller(state) {
         const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
         (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
     };
-}
-/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
-const statusBuffer = Buffer.alloc(1024);
-/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
-function statusHead(pid) {
-    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
-    try {
-        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-/**
- * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
- * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
- */
-function processesOf(uid) {
-    return scanProcesses(uid, false);
-}
-/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
-function zombiesOf(uid) {
-    return scanProcesses(uid, true);
-}
-function scanProcesses(uid, zombies) {
-    const pids = [];
-    let names;
-    try {
-        names = (0,external_node_fs_.readdirSync)('/proc');
-    }
-    catch {
-        return pids;
-    }
-    for (const name of names) {
-        if (!/^\d+$/.test(name))
-            continue;
-        let status;
-        try {
-            status = statusHead(name);
-        }
-        catch {
-            continue; // exited meanwhile
-        }
-        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
-        if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies)
-            continue;
-        if (uids.slice(1).some(u => Number(u) === uid))
-            pids.push(Number(name));
-    }
-    return pids;
 }
 
 ;// CONCATENATED MODULE: ./src/security/runner-files.ts
@@ -42796,6 +42810,9 @@ function guardRunnerFiles(env, options) {
 ;// CONCATENATED MODULE: ./src/security/index.ts
 // One security policy: which variables are secret, the agent's environment, the hermetic git environment,
 // the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
+
+
+
 
 
 
@@ -43592,25 +43609,49 @@ async function treeHazard(top) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/git/workspace.ts
-// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
-// untracked changes), what changed since the loop started, and a commit of what the agent left.
+;// CONCATENATED MODULE: ./src/git/commit-settings.ts
+// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
+const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
+/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
+function gitBool(value) {
+    if (value === undefined)
+        return true;
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', 'no', 'off', ''].includes(v))
+        return false;
+    return Number.parseInt(v, 10) !== 0;
+}
+/** The identity fallback and whether commits are signed, from `git` (one call). */
+async function readCommitSettings(git) {
+    const out = await git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
+    const values = new Map();
+    for (const entry of out.stdout.split('\0')) {
+        if (!entry)
+            continue;
+        const newline = entry.indexOf('\n');
+        // The last one wins, as in git; a key without a value has none.
+        if (newline === -1)
+            values.set(entry.toLowerCase(), undefined);
+        else
+            values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
+    }
+    const env = {};
+    if (!values.get('user.name')?.trim()) {
+        env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
+        env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
+    }
+    if (!values.get('user.email')?.trim()) {
+        env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
+        env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
+    }
+    const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
+    return { env, sign };
+}
 
-
-
-
-
-
-
-const DIFF_PATCH_CHARS = 5000;
-/** Bytes read of a file at a commit (package.json's scripts). */
-const FILE_AT_BYTES = 1024 * 1024;
-/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
-const LIST_BYTES = 64 * 1024 * 1024;
-/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
-const GITLINK_MODE = '160000';
-/** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
-const TREE_GIT_MS = 10 * 60 * 1000;
+;// CONCATENATED MODULE: ./src/git/file-size.ts
+// File sizes as people write and read them: max-file-size's setting (`50 MB`, `1g`), and a size said back.
 /** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
 const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
 const SIZE_UNITS = {
@@ -43630,30 +43671,39 @@ function parseFileSize(text) {
     const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
     return bytes >= 1 ? bytes : undefined;
 }
-/** Bytes kept for `git diff --stat` (a line per file). */
-const STAT_BYTES = 256 * 1024;
-// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
-const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
-/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
-const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
-/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
-const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
 /** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
 function megabytes(bytes) {
     const mb = bytes / (1024 * 1024);
     return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
 }
-/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
-function gitBool(value) {
-    if (value === undefined)
-        return true;
-    const v = value.trim().toLowerCase();
-    if (['true', 'yes', 'on'].includes(v))
-        return true;
-    if (['false', 'no', 'off', ''].includes(v))
-        return false;
-    return Number.parseInt(v, 10) !== 0;
-}
+
+;// CONCATENATED MODULE: ./src/git/workspace.ts
+// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
+// untracked changes), what changed since the loop started, and a commit of what the agent left.
+
+
+
+
+
+
+
+
+
+const DIFF_PATCH_CHARS = 5000;
+/** Bytes read of a file at a commit (package.json's scripts). */
+const FILE_AT_BYTES = 1024 * 1024;
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024;
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000';
+/** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
+const TREE_GIT_MS = 10 * 60 * 1000;
+/** Bytes kept for `git diff --stat` (a line per file). */
+const STAT_BYTES = 256 * 1024;
+/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
+const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
+/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
+const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
 class GitWorkspace {
     root;
     env;
@@ -44026,34 +44076,17 @@ class GitWorkspace {
     }
     /** The identity fallback and whether commits are signed, read from git's config once (one call). */
     async commitSettings() {
-        if (this.settings)
-            return this.settings;
-        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
-        const values = new Map();
-        for (const entry of out.stdout.split('\0')) {
-            if (!entry)
-                continue;
-            const newline = entry.indexOf('\n');
-            // The last one wins, as in git; a key without a value has none.
-            if (newline === -1)
-                values.set(entry.toLowerCase(), undefined);
-            else
-                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
-        }
-        const env = {};
-        if (!values.get('user.name')?.trim()) {
-            env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
-            env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
-        }
-        if (!values.get('user.email')?.trim()) {
-            env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
-            env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
-        }
-        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
-        this.settings = { env, sign };
+        this.settings ??= await readCommitSettings(args => this.git(args));
         return this.settings;
     }
 }
+
+;// CONCATENATED MODULE: ./src/git/worktree.ts
+// A separate git worktree for an isolated run (`--worktree`): its own folder and branch.
+
+
+
+
 /**
  * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
  * `dir` defaults to a new folder under the system temp dir, outside the repository.
@@ -45118,6 +45151,8 @@ async function restoreGitDir(snapshot) {
 
 
 
+
+
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
 // The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
 // fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
@@ -45161,13 +45196,2383 @@ function fit(body, max, what = 'GitHub’s comment limit') {
     return body.slice(0, head) + note + body.slice(body.length - tail);
 }
 
-;// CONCATENATED MODULE: ./src/text/ended.ts
+;// CONCATENATED MODULE: ./src/text/exit-words.ts
 // How a program ended, in words: `exit 1`, or `killed by SIGKILL` (never `exit null`).
 /** `exit N`, `killed by SIGX`, or `did not start` when it has neither. */
-function ended(run) {
+function exitWords(run) {
     if (run.exitCode !== null)
         return `exit ${run.exitCode}`;
     return run.signal ? `killed by ${run.signal}` : 'did not start';
+}
+
+;// CONCATENATED MODULE: ./src/ralph/types.ts
+// The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
+/** Thrown for bad input (a user's mistake, not our bug): the CLI prints `message` alone, no stack trace. */
+class RalphError extends Error {
+    exitCode;
+    problems;
+    constructor(message, exitCode = 1, problems = []) {
+        super(message);
+        this.exitCode = exitCode;
+        this.problems = problems;
+        this.name = 'RalphError';
+    }
+}
+const FILE_PROBLEMS = {
+    ENOENT: 'no such file or folder',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EISDIR: 'it is a folder, not a file',
+    ENOTDIR: 'a part of the path is a file, not a folder',
+    EEXIST: 'it already exists',
+    ENOSPC: 'the disk is full',
+    EROFS: 'the file system is read-only'
+};
+/** A file system error in words ("no such file or folder"), not errno jargon ("ENOENT: …"). */
+function fileProblem(error) {
+    const code = error?.code;
+    if (code !== undefined && FILE_PROBLEMS[code])
+        return FILE_PROBLEMS[code];
+    return error instanceof Error ? error.message : String(error);
+}
+
+;// CONCATENATED MODULE: ./src/ralph/comments.ts
+// HTML comments in the body are notes for humans: the reference removes them before substitution, but keeps
+// the ones inside ``` or ~~~ fences. Its fence detection is a regex, not CommonMark, and we copy the regex:
+// an opening fence may start anywhere (even mid-line); the closing one must start a line (after spaces or
+// tabs) and be at least as long as the opening one.
+const FENCE_OR_COMMENT = /((`{3,}).*?\n[ \t]*\2`*|(~{3,}).*?\n[ \t]*\3~*)|<!--.*?-->/gs;
+/** Removes `<!-- … -->` outside fenced blocks, exactly (no whitespace around it is touched). */
+function stripHtmlComments(body) {
+    return body.replace(FENCE_OR_COMMENT, (_match, fence) => fence ?? '');
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(38815);
+;// CONCATENATED MODULE: ./src/ralph/pystr.ts
+// Python's notion of whitespace, which the reference runtime uses in str.strip() and in `\s` of its regexes.
+// It differs from JavaScript's: Python counts \x1c-\x1f and \x85 as whitespace, JavaScript counts \ufeff.
+/** The characters for which Python's `str.isspace()` is true (identical to `\s` in a Python str regex). */
+const PY_WHITESPACE = '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
+/** Python's `\s` as the body of a JavaScript character class, for building regexes. */
+const PY_WS_CLASS = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const WHITESPACE_CODES = new Set(Array.from(PY_WHITESPACE, c => c.charCodeAt(0)));
+/** Python's `c.isspace()` for one UTF-16 code unit (no whitespace lies outside the BMP). */
+function isPySpace(code) {
+    return WHITESPACE_CODES.has(code);
+}
+/** Python's `s.strip()`. */
+function pyStrip(s) {
+    return pyRstrip(pyLstrip(s));
+}
+/** Python's `s.lstrip()`. */
+function pyLstrip(s) {
+    let start = 0;
+    while (start < s.length && isPySpace(s.charCodeAt(start)))
+        start++;
+    return s.slice(start);
+}
+/** Python's `s.rstrip()`. */
+function pyRstrip(s) {
+    let end = s.length;
+    while (end > 0 && isPySpace(s.charCodeAt(end - 1)))
+        end--;
+    return s.slice(0, end);
+}
+
+;// CONCATENATED MODULE: ./src/ralph/pyvalue.ts
+// What PyYAML's safe_load gives the reference runtime, modelled closely enough to reproduce its messages:
+// the Python type of a value (`got list`) and its repr (`got 'false'`, `invalid timeout: 1.5`).
+/** A Python value with no JavaScript counterpart (date, datetime, bytes, set, tuple): its type name and repr. */
+class PyOpaque {
+    typeName;
+    repr;
+    constructor(typeName, repr) {
+        this.typeName = typeName;
+        this.repr = repr;
+    }
+}
+/** Python's `type(v).__name__`. */
+function pyTypeName(v) {
+    if (v === null)
+        return 'NoneType';
+    switch (typeof v) {
+        case 'boolean':
+            return 'bool';
+        case 'bigint':
+            return 'int';
+        case 'number':
+            return 'float';
+        case 'string':
+            return 'str';
+    }
+    if (Array.isArray(v))
+        return 'list';
+    if (v instanceof Map)
+        return 'dict';
+    return v.typeName;
+}
+/** Python's `repr(v)`. */
+function pyRepr(v) {
+    return reprIn(v, new Set());
+}
+function reprIn(v, open) {
+    if (v === null)
+        return 'None';
+    switch (typeof v) {
+        case 'boolean':
+            return v ? 'True' : 'False';
+        case 'bigint':
+            return v.toString();
+        case 'number':
+            return pyFloatRepr(v);
+        case 'string':
+            return pyStrRepr(v);
+    }
+    if (v instanceof PyOpaque)
+        return v.repr;
+    // A YAML alias can make a structure contain itself; Python prints the inner reference as [...] / {...}.
+    if (open.has(v))
+        return Array.isArray(v) ? '[...]' : '{...}';
+    open.add(v);
+    try {
+        if (Array.isArray(v))
+            return `[${v.map(item => reprIn(item, open)).join(', ')}]`;
+        const entries = [...v].map(([key, value]) => `${reprIn(key, open)}: ${reprIn(value, open)}`);
+        return `{${entries.join(', ')}}`;
+    }
+    finally {
+        open.delete(v);
+    }
+}
+// Python's str.isprintable() is false for these categories (the space character excepted).
+const NOT_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+/** Python's `repr(s)` for a str. */
+function pyStrRepr(s) {
+    const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+    let out = quote;
+    for (const ch of s) {
+        const code = ch.codePointAt(0);
+        if (ch === quote || ch === '\\')
+            out += '\\' + ch;
+        else if (ch === '\t')
+            out += '\\t';
+        else if (ch === '\n')
+            out += '\\n';
+        else if (ch === '\r')
+            out += '\\r';
+        else if (code < 0x20 || code === 0x7f)
+            out += '\\x' + hex(code, 2);
+        else if (code < 0x7f)
+            out += ch;
+        else if (!NOT_PRINTABLE.test(ch))
+            out += ch;
+        else if (code <= 0xff)
+            out += '\\x' + hex(code, 2);
+        else if (code <= 0xffff)
+            out += '\\u' + hex(code, 4);
+        else
+            out += '\\U' + hex(code, 8);
+    }
+    return out + quote;
+}
+/** Python's `repr(b)` for bytes. */
+function pyBytesRepr(bytes) {
+    const hasSingle = bytes.includes(0x27);
+    const quote = hasSingle && !bytes.includes(0x22) ? '"' : "'";
+    let out = 'b' + quote;
+    for (const b of bytes) {
+        const ch = String.fromCharCode(b);
+        if (ch === quote || ch === '\\')
+            out += '\\' + ch;
+        else if (ch === '\t')
+            out += '\\t';
+        else if (ch === '\n')
+            out += '\\n';
+        else if (ch === '\r')
+            out += '\\r';
+        else if (b < 0x20 || b >= 0x7f)
+            out += '\\x' + hex(b, 2);
+        else
+            out += ch;
+    }
+    return out + quote;
+}
+function hex(n, width) {
+    return n.toString(16).padStart(width, '0');
+}
+/** Python's `repr(x)` for a float: the shortest digits that round-trip, `1e+16`, `1e-05`, `inf`, `nan`. */
+function pyFloatRepr(x) {
+    if (Number.isNaN(x))
+        return 'nan';
+    if (x === Infinity)
+        return 'inf';
+    if (x === -Infinity)
+        return '-inf';
+    if (x === 0)
+        return Object.is(x, -0) ? '-0.0' : '0.0';
+    const sign = x < 0 ? '-' : '';
+    // toExponential() without an argument gives the shortest round-trip digits, like Python's repr.
+    const [mantissa, exponent] = Math.abs(x).toExponential().split('e');
+    const digits = mantissa.replace('.', '');
+    const decpt = Number(exponent) + 1;
+    if (decpt > -4 && decpt <= 16) {
+        if (decpt <= 0)
+            return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
+        if (decpt >= digits.length)
+            return `${sign}${digits}${'0'.repeat(decpt - digits.length)}.0`;
+        return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
+    }
+    const exp = decpt - 1;
+    const frac = digits.length > 1 ? `.${digits.slice(1)}` : '';
+    const expText = String(Math.abs(exp)).padStart(2, '0');
+    return `${sign}${digits[0]}${frac}e${exp < 0 ? '-' : '+'}${expText}`;
+}
+/**
+ * Python's `'%.1f' % x`: the exact binary value correctly rounded, an exact tie going to the even digit
+ * (`0.25` → `0.2`). JavaScript's toFixed sends ties up, and switches to exponent notation from 1e21.
+ */
+function pyFormatFixed1(x) {
+    if (Number.isNaN(x))
+        return 'nan';
+    if (!Number.isFinite(x))
+        return x > 0 ? 'inf' : '-inf';
+    const sign = x < 0 || Object.is(x, -0) ? '-' : '';
+    const a = Math.abs(x);
+    if (a >= 1e21)
+        return `${sign}${BigInt(a).toString()}.0`;
+    const quarters = a * 4;
+    // Only n + 0.25 and n + 0.75 are exact ties at one decimal: a*4 is then an odd integer.
+    if (Number.isInteger(quarters) && quarters % 2 === 1) {
+        const five = BigInt(quarters) * 5n; // tenths * 2, odd
+        let tenths = (five - 1n) / 2n;
+        if (tenths % 2n === 1n)
+            tenths += 1n;
+        return `${sign}${tenths / 10n}.${tenths % 10n}`;
+    }
+    return `${sign}${a.toFixed(1)}`;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/py-scalars.ts
+// PyYAML's constructors of scalars (construct_yaml_int, _float, _timestamp): a YAML 1.1 scalar's text as the
+// Python value safe_load makes of it. Pure.
+
+
+// construct_yaml_int: underscores dropped; 0b, 0x, leading-0 octal, base-60 with colons.
+function constructInt(text) {
+    let value = pyStrip(text.replace(/_/g, ''));
+    let sign = 1n;
+    if (value.startsWith('-'))
+        sign = -1n;
+    if (value.startsWith('-') || value.startsWith('+'))
+        value = value.slice(1);
+    try {
+        if (value === '0')
+            return 0n;
+        if (value.startsWith('0b'))
+            return sign * BigInt('0b' + value.slice(2));
+        if (value.startsWith('0x'))
+            return sign * BigInt('0x' + value.slice(2));
+        // Python's int(value, 8) also takes an `0o` prefix (only reachable with an explicit !!int).
+        if (value.startsWith('0'))
+            return sign * BigInt('0o' + value.replace(/^0[oO](?=.)/, ''));
+        if (value.includes(':')) {
+            let total = 0n;
+            let base = 1n;
+            for (const part of value.split(':').reverse()) {
+                total += BigInt(part) * base;
+                base *= 60n;
+            }
+            return sign * total;
+        }
+        return /^[0-9]+$/.test(value) ? sign * BigInt(value) : null;
+    }
+    catch {
+        return null;
+    }
+}
+// construct_yaml_float: underscores dropped, .inf/.nan, base-60 with colons, else Python's float().
+function constructFloat(text) {
+    let value = pyStrip(text.replace(/_/g, '').toLowerCase());
+    let sign = 1;
+    if (value.startsWith('-'))
+        sign = -1;
+    if (value.startsWith('-') || value.startsWith('+'))
+        value = value.slice(1);
+    if (value === '.inf')
+        return sign * Infinity;
+    if (value === '.nan' || value === 'nan')
+        return NaN;
+    if (value === 'inf' || value === 'infinity')
+        return sign * Infinity;
+    if (value.includes(':')) {
+        let total = 0;
+        let base = 1;
+        for (const part of value.split(':').reverse()) {
+            total += Number(part) * base;
+            base *= 60;
+        }
+        return sign * total;
+    }
+    if (!/^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?$/.test(value))
+        return null;
+    return sign * Number(value);
+}
+const TIMESTAMP = /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?)?$/;
+// construct_yaml_timestamp: a datetime.date, or a datetime.datetime (tz-aware with an offset or Z).
+function constructTimestamp(text) {
+    const m = TIMESTAMP.exec(text);
+    if (!m)
+        return null;
+    const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (month < 1 || month > 12)
+        return null;
+    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+    if (year < 1 || day < 1 || day > daysInMonth)
+        return null;
+    if (m[4] === undefined)
+        return new PyOpaque('date', `datetime.date(${year}, ${month}, ${day})`);
+    const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6])];
+    if (hour > 23 || minute > 59 || second > 59)
+        return null;
+    const micro = m[7] ? Number(m[7].slice(0, 6).padEnd(6, '0')) : 0;
+    const fields = [year, month, day, hour, minute];
+    if (micro)
+        fields.push(second, micro);
+    else if (second)
+        fields.push(second);
+    let tz = '';
+    if (m[9]) {
+        let seconds = (Number(m[10]) * 60 + Number(m[11] ?? 0)) * 60;
+        if (m[9] === '-')
+            seconds = -seconds;
+        if (seconds <= -86400 || seconds >= 86400)
+            return null;
+        tz = seconds === 0 ? 'datetime.timezone.utc' : `datetime.timezone(${timedeltaRepr(seconds)})`;
+    }
+    else if (m[8]) {
+        tz = 'datetime.timezone.utc';
+    }
+    const args = fields.join(', ') + (tz ? `, tzinfo=${tz}` : '');
+    return new PyOpaque('datetime', `datetime.datetime(${args})`);
+}
+function timedeltaRepr(seconds) {
+    const days = Math.floor(seconds / 86400);
+    const rest = seconds - days * 86400;
+    const parts = [];
+    if (days)
+        parts.push(`days=${days}`);
+    if (rest)
+        parts.push(`seconds=${rest}`);
+    return `datetime.timedelta(${parts.join(', ')})`;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/frontmatter.ts
+// Splitting RALPH.md into frontmatter and body, and reading the frontmatter the way the reference does:
+// PyYAML's safe_load, i.e. YAML 1.1 (`credit: no` is false, `010` is 8, `1e3` is a string).
+//
+// The `yaml` package parses (it reports positions), with the failsafe schema so that every scalar reaches
+// us as text; the PyYAML resolution rules and constructors below turn the nodes into Python values.
+
+
+
+
+
+const DELIMITER = '---';
+const BOM = '\ufeff';
+/** Python's universal newlines (`read_text`): CRLF and lone CR become LF. */
+function normalizeNewlines(text) {
+    return text.replace(/\r\n?/g, '\n');
+}
+/**
+ * Splits the file text into frontmatter and body. Newlines are normalised and one leading BOM is dropped first.
+ * The first line opens the block when it is `---` (trailing whitespace allowed); the next such line closes it.
+ * An indented `---` does not count. Without a closing line the whole file is body.
+ */
+function splitFrontmatter(text) {
+    let normalized = normalizeNewlines(text);
+    if (normalized.startsWith(BOM))
+        normalized = normalized.slice(BOM.length);
+    const lines = normalized.split('\n');
+    const noFrontmatter = { yaml: null, yamlStartLine: 0, body: normalized, bodyStartLine: 1 };
+    if (pyRstrip(lines[0]) !== DELIMITER)
+        return noFrontmatter;
+    for (let i = 1; i < lines.length; i++) {
+        if (pyRstrip(lines[i]) === DELIMITER) {
+            return {
+                yaml: lines.slice(1, i).join('\n'),
+                yamlStartLine: 2,
+                body: lines.slice(i + 1).join('\n'),
+                bodyStartLine: i + 2
+            };
+        }
+    }
+    return noFrontmatter;
+}
+/** Where the values of a parsed frontmatter came from, for messages that point at a line. */
+class FrontmatterPositions {
+    nodes = new WeakMap();
+    entries = new WeakMap();
+    items = new WeakMap();
+    /** The position of a list or mapping. */
+    of(value) {
+        return typeof value === 'object' && value !== null ? this.nodes.get(value) : undefined;
+    }
+    /** The position of a mapping's key, and of its value. */
+    entry(dict, key) {
+        return this.entries.get(dict)?.get(key) ?? {};
+    }
+    /** The position of a list's item. */
+    item(list, index) {
+        return this.items.get(list)?.[index];
+    }
+    /** @internal */
+    recordNode(value, pos) {
+        if (pos)
+            this.nodes.set(value, pos);
+    }
+    /** @internal */
+    recordEntry(dict, key, pos) {
+        let map = this.entries.get(dict);
+        if (!map)
+            this.entries.set(dict, (map = new Map()));
+        map.set(key, pos);
+    }
+    /** @internal */
+    recordItems(list, positions) {
+        this.items.set(list, positions);
+    }
+}
+/**
+ * Parses RALPH.md text and returns its frontmatter mapping (an empty Map when there is none).
+ * Throws RalphError: `FILE:LINE:COLUMN: Invalid YAML in frontmatter: <reason>` (the reference prints a
+ * traceback instead: a deliberate difference), or the reference's `Frontmatter must be a YAML mapping, got list`.
+ */
+function parseFrontmatter(file, text) {
+    return readFrontmatter(file, text).data;
+}
+/** parseFrontmatter with the positions of every value, for validation messages. */
+function readFrontmatter(file, text) {
+    const split = splitFrontmatter(text);
+    const positions = new FrontmatterPositions();
+    // The reference only parses a non-empty block: `---\n---` is an empty mapping.
+    if (!split.yaml)
+        return { data: new Map(), positions, split };
+    const lineCounter = new dist/* LineCounter */.HN();
+    const doc = (0,dist/* parseDocument */.Tp)(split.yaml, {
+        version: '1.1',
+        schema: 'failsafe',
+        merge: false,
+        uniqueKeys: false,
+        resolveKnownTags: false,
+        prettyErrors: false,
+        lineCounter
+    });
+    const toPos = (offset) => {
+        const { line, col } = lineCounter.linePos(offset);
+        return { line: line + split.yamlStartLine - 1, column: col };
+    };
+    const fail = (offset, reason) => {
+        const pos = toPos(offset);
+        const message = `Invalid YAML in frontmatter: ${reason}`;
+        const problem = { file, line: pos.line, column: pos.column, message, exitCode: 1 };
+        throw new RalphError(`${file}:${pos.line}:${pos.column}: ${message}`, 1, [problem]);
+    };
+    const error = doc.errors[0];
+    if (error)
+        fail(error.pos[0], yamlReason(error.code, error.message));
+    checkAnchors(doc, fail);
+    checkKeylessValues(split.yaml, fail);
+    const data = new PyConstructor(split.yaml, doc, positions, toPos, fail).construct(doc.contents);
+    if (data === null)
+        return { data: new Map(), positions, split };
+    if (!(data instanceof Map)) {
+        const pos = doc.contents?.range ? toPos(doc.contents.range[0]) : undefined;
+        const message = `Frontmatter must be a YAML mapping, got ${pyTypeName(data)}`;
+        throw new RalphError(message, 1, [{ file, ...pos, message, exitCode: 1 }]);
+    }
+    return { data, positions, split };
+}
+// The yaml package's messages are sentences; keep the first line, without its own position suffix.
+function yamlReason(code, message) {
+    if (code === 'MULTIPLE_DOCS')
+        return 'expected a single document, but found another one (a "..." line?)';
+    const first = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    return first.charAt(0).toLowerCase() + first.slice(1);
+}
+// PyYAML refuses an anchor defined twice; the yaml package lets the second one win.
+function checkAnchors(doc, fail) {
+    const seen = new Set();
+    (0,dist/* visit */.YR)(doc, {
+        Node(_key, node) {
+            const anchor = node.anchor;
+            if (!anchor)
+                return;
+            if (seen.has(anchor))
+                fail(node.range?.[0] ?? 0, `found duplicate anchor ${pyStrRepr(anchor)}`);
+            seen.add(anchor);
+        }
+    });
+}
+// PyYAML allows a `:` without a key before it only after an explicit `?`; the yaml package takes the key as
+// empty, so that `a: [x, y]: z` would silently gain a None key.
+function checkKeylessValues(yamlText, fail) {
+    for (const token of new dist/* Parser */.iX().parse(yamlText)) {
+        if (token.type !== 'document')
+            continue;
+        dist/* CST */.DB.visit(token, item => {
+            if (item.key !== null || !item.sep)
+                return;
+            const explicit = 'explicitKey' in item || item.start.some(t => t.type === 'explicit-key-ind');
+            const colon = item.sep.find(t => t.type === 'map-value-ind');
+            if (!explicit && colon)
+                fail(colon.offset, 'mapping values are not allowed here');
+        });
+    }
+}
+// PyYAML's implicit resolvers (resolver.py), tried in this order for plain scalars only.
+const IMPLICIT = [
+    ['bool', /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/],
+    [
+        'float',
+        /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/
+    ],
+    [
+        'int',
+        /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/
+    ],
+    ['merge', /^(?:<<)$/],
+    ['null', /^(?:~|null|Null|NULL|)$/],
+    [
+        'timestamp',
+        /^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$/
+    ],
+    ['value', /^(?:=)$/]
+];
+const YAML_TAG = 'tag:yaml.org,2002:';
+/** PyYAML's SafeConstructor over the yaml package's nodes. */
+class PyConstructor {
+    source;
+    doc;
+    positions;
+    toPos;
+    fail;
+    built = new Map();
+    constructor(source, doc, positions, toPos, fail) {
+        this.source = source;
+        this.doc = doc;
+        this.positions = positions;
+        this.toPos = toPos;
+        this.fail = fail;
+    }
+    construct(node) {
+        if (node === null || node === undefined)
+            return null;
+        if ((0,dist/* isAlias */.Vj)(node)) {
+            const target = node.resolve(this.doc);
+            if (!target)
+                return this.fail(node.range?.[0] ?? 0, `found undefined alias ${node.source}`);
+            return this.construct(target);
+        }
+        const yamlNode = node;
+        if (this.built.has(yamlNode))
+            return this.built.get(yamlNode);
+        const start = yamlNode.range?.[0] ?? 0;
+        if ((0,dist/* isScalar */.jn)(node)) {
+            const value = this.scalar(node, this.tagOf(node), start);
+            this.built.set(yamlNode, value);
+            return value;
+        }
+        if ((0,dist/* isMap */.jh)(node))
+            return this.mapping(node, start);
+        if ((0,dist/* isSeq */.oP)(node))
+            return this.sequence(node, start);
+        return this.fail(start, 'unsupported YAML node');
+    }
+    /** The node's tag as PyYAML resolves it: the explicit one, or the implicit one for plain scalars. */
+    tagOf(node) {
+        const explicit = node.tag;
+        if (explicit && explicit !== '!')
+            return explicit;
+        if ((0,dist/* isScalar */.jn)(node)) {
+            // PyYAML resolves a scalar tagged `!` as if it were plain, quoted or not: `! '12'` is the int 12.
+            if (node.type !== 'PLAIN' && explicit !== '!')
+                return YAML_TAG + 'str';
+            // Python's `$` also matches before a final newline.
+            const source = this.scalarText(node).replace(/\n$/, '');
+            for (const [name, re] of IMPLICIT)
+                if (re.test(source))
+                    return YAML_TAG + name;
+            return YAML_TAG + 'str';
+        }
+        return YAML_TAG + ((0,dist/* isMap */.jh)(node) ? 'map' : 'seq');
+    }
+    scalar(node, tag, start) {
+        const text = this.scalarText(node);
+        switch (tag) {
+            case YAML_TAG + 'str':
+                return text;
+            case YAML_TAG + 'null':
+                return null;
+            case YAML_TAG + 'bool': {
+                const lower = text.toLowerCase();
+                if (['yes', 'true', 'on'].includes(lower))
+                    return true;
+                if (['no', 'false', 'off'].includes(lower))
+                    return false;
+                return this.fail(start, `invalid boolean value ${pyStrRepr(text)}`);
+            }
+            case YAML_TAG + 'int':
+                return constructInt(text) ?? this.fail(start, `invalid int value ${pyStrRepr(text)}`);
+            case YAML_TAG + 'float':
+                return constructFloat(text) ?? this.fail(start, `invalid float value ${pyStrRepr(text)}`);
+            case YAML_TAG + 'timestamp':
+                return constructTimestamp(text) ?? this.fail(start, `invalid timestamp ${pyStrRepr(text)}`);
+            case YAML_TAG + 'binary': {
+                // Like Python's base64.decodebytes, characters outside the alphabet are skipped.
+                const bytes = Buffer.from(text.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
+                return new PyOpaque('bytes', pyBytesRepr(bytes));
+            }
+            default:
+                if ([YAML_TAG + 'map', YAML_TAG + 'seq', YAML_TAG + 'set', YAML_TAG + 'omap'].includes(tag)) {
+                    const kind = tag.endsWith('seq') || tag.endsWith('omap') ? 'sequence' : 'mapping';
+                    return this.fail(start, `expected a ${kind} node, but found scalar`);
+                }
+                return this.fail(start, `could not determine a constructor for the tag ${pyStrRepr(tag)}`);
+        }
+    }
+    /**
+     * The YAML text ends where the closing `---` line starts, so its last line has no line break. PyYAML then
+     * gives a block scalar on that line no final newline (`a: |` + `  x` is 'x'); the yaml package adds one.
+     */
+    scalarText(node) {
+        const text = String(node.source ?? '');
+        return this.blockScalarAtEnd(node) ? text.slice(0, -1) : text;
+    }
+    blockScalarAtEnd(node) {
+        if (node.type !== 'BLOCK_LITERAL' && node.type !== 'BLOCK_FOLDED')
+            return false;
+        if (!String(node.source).endsWith('\n') || !node.range)
+            return false;
+        const src = this.source;
+        const contentEnd = src.replace(/[ \t\n]+$/, '').length;
+        return !src.slice(contentEnd).includes('\n') && node.range[0] < contentEnd && node.range[1] >= contentEnd;
+    }
+    sequence(node, start) {
+        const tag = this.tagOf(node);
+        if (tag === YAML_TAG + 'omap' || tag === YAML_TAG + 'pairs') {
+            const pairs = [];
+            this.built.set(node, pairs);
+            this.positions.recordNode(pairs, this.toPos(start));
+            for (const item of node.items) {
+                const itemStart = item?.range?.[0] ?? start;
+                if (!(0,dist/* isMap */.jh)(item))
+                    return this.fail(itemStart, 'expected a mapping of length 1');
+                if (item.items.length !== 1) {
+                    return this.fail(itemStart, `expected a single mapping item, but found ${item.items.length} items`);
+                }
+                const key = this.construct(item.items[0].key);
+                const value = this.construct(item.items[0].value);
+                pairs.push(new PyOpaque('tuple', `(${pyRepr(key)}, ${pyRepr(value)})`));
+            }
+            return pairs;
+        }
+        if (tag !== YAML_TAG + 'seq')
+            return this.wrongKind(tag, 'sequence', start);
+        const list = [];
+        this.built.set(node, list);
+        this.positions.recordNode(list, this.toPos(start));
+        const itemPositions = [];
+        for (const item of node.items) {
+            const itemNode = item;
+            itemPositions.push(itemNode?.range ? this.toPos(itemNode.range[0]) : undefined);
+            list.push(this.construct(item));
+        }
+        this.positions.recordItems(list, itemPositions);
+        return list;
+    }
+    mapping(node, start) {
+        const tag = this.tagOf(node);
+        if (tag !== YAML_TAG + 'map' && tag !== YAML_TAG + 'set')
+            return this.wrongKind(tag, 'mapping', start);
+        const dict = new Map();
+        this.built.set(node, dict);
+        this.positions.recordNode(dict, this.toPos(start));
+        for (const pair of this.flatten(node)) {
+            const keyNode = pair.key;
+            const valueNode = pair.value;
+            // A plain `=` key is PyYAML's value tag, which flatten_mapping turns into a str.
+            const isValueKey = keyNode !== null && (0,dist/* isScalar */.jn)(keyNode) && this.tagOf(keyNode) === YAML_TAG + 'value';
+            const key = isValueKey ? '=' : this.construct(keyNode);
+            if (!isHashable(key))
+                return this.fail(keyNode?.range?.[0] ?? start, 'found unhashable key');
+            const value = this.construct(valueNode);
+            const existing = equalKey(dict, key);
+            dict.set(existing, value);
+            this.positions.recordEntry(dict, existing, {
+                key: keyNode?.range ? this.toPos(keyNode.range[0]) : undefined,
+                value: valueNode?.range ? this.toPos(valueNode.range[0]) : undefined
+            });
+        }
+        if (tag === YAML_TAG + 'set') {
+            const items = [...dict.keys()].map(key => pyRepr(key));
+            const set = new PyOpaque('set', items.length ? `{${items.join(', ')}}` : 'set()');
+            this.built.set(node, set);
+            return set;
+        }
+        return dict;
+    }
+    wrongKind(tag, found, start) {
+        const name = tag.startsWith(YAML_TAG) ? tag.slice(YAML_TAG.length) : '';
+        if (['str', 'int', 'float', 'bool', 'null', 'timestamp', 'binary'].includes(name)) {
+            return this.fail(start, `expected a scalar node, but found ${found}`);
+        }
+        if (name === 'map' || name === 'set')
+            return this.fail(start, `expected a mapping node, but found ${found}`);
+        if (name === 'seq')
+            return this.fail(start, `expected a sequence node, but found ${found}`);
+        return this.fail(start, `could not determine a constructor for the tag ${pyStrRepr(tag)}`);
+    }
+    /** PyYAML's flatten_mapping: `<<` merges come first, so the mapping's own keys win; earlier merges win. */
+    flatten(node) {
+        const own = [];
+        const merged = [];
+        for (const pair of node.items) {
+            const keyNode = pair.key;
+            if (keyNode && (0,dist/* isScalar */.jn)(keyNode) && this.tagOf(keyNode) === YAML_TAG + 'merge') {
+                const value = this.deref(pair.value);
+                const start = pair.value?.range?.[0] ?? keyNode.range?.[0] ?? 0;
+                if ((0,dist/* isMap */.jh)(value)) {
+                    merged.push(...this.flatten(value));
+                }
+                else if ((0,dist/* isSeq */.oP)(value)) {
+                    const groups = [];
+                    for (const sub of value.items) {
+                        const target = this.deref(sub);
+                        if (!(0,dist/* isMap */.jh)(target))
+                            return this.fail(start, 'expected a mapping for merging');
+                        groups.push(this.flatten(target));
+                    }
+                    for (const group of groups.reverse())
+                        merged.push(...group);
+                }
+                else {
+                    return this.fail(start, 'expected a mapping or list of mappings for merging');
+                }
+            }
+            else {
+                own.push({ key: pair.key, value: pair.value });
+            }
+        }
+        return [...merged, ...own];
+    }
+    deref(node) {
+        return (0,dist/* isAlias */.Vj)(node) ? node.resolve(this.doc) : node;
+    }
+}
+const NUMERIC = ['boolean', 'bigint', 'number'];
+// Python's dict: True, 1 and 1.0 are the same key, and the first spelling of it is kept.
+function equalKey(dict, key) {
+    if (!NUMERIC.includes(typeof key) || dict.has(key))
+        return key;
+    for (const existing of dict.keys()) {
+        // Loose equality across boolean, bigint and number is exactly Python's numeric equality.
+        if (NUMERIC.includes(typeof existing) && existing == key)
+            return existing;
+    }
+    return key;
+}
+function isHashable(value) {
+    if (Array.isArray(value) || value instanceof Map)
+        return false;
+    return !(value instanceof PyOpaque && value.typeName === 'set');
+}
+
+;// CONCATENATED MODULE: ./src/ralph/shlex.ts
+// Python's shlex.split / shlex.quote, which the reference runtime uses for `agent:` and `run:` strings.
+// A port of the state machine in CPython's shlex.read_token for posix=True, whitespace_split=True and no
+// comment characters: only the behaviour, so that argv and error messages match the reference exactly.
+/** Raised where Python's shlex raises ValueError; `message` is Python's text. */
+class ShlexError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ShlexError';
+    }
+}
+// shlex's whitespace is ASCII only: a non-breaking space is part of a word.
+const WHITESPACE = ' \t\r\n';
+const QUOTES = `'"`;
+const ESCAPE = '\\';
+// Inside these quotes a backslash escapes (only the quote itself or a backslash, as in POSIX shells).
+const ESCAPED_QUOTES = '"';
+/** Python's `shlex.split(s)` (posix mode, comments off). Throws ShlexError like Python's ValueError. */
+function shlex_shlexSplit(s) {
+    const tokens = [];
+    let pos = 0;
+    // Between tokens ' ', inside a word 'a', inside quotes the quote char, after a backslash '\\'.
+    let state = ' ';
+    while (state !== 'eof') {
+        let token = '';
+        let quoted = false;
+        let escapedState = ' ';
+        let done = false;
+        while (!done) {
+            const ch = pos < s.length ? s[pos++] : '';
+            if (state === ' ') {
+                if (ch === '') {
+                    state = 'eof';
+                    done = true;
+                }
+                else if (WHITESPACE.includes(ch)) {
+                    continue;
+                }
+                else if (ch === ESCAPE) {
+                    escapedState = 'a';
+                    state = ch;
+                }
+                else if (QUOTES.includes(ch)) {
+                    state = ch;
+                }
+                else {
+                    token = ch;
+                    state = 'a';
+                }
+            }
+            else if (QUOTES.includes(state)) {
+                quoted = true;
+                if (ch === '')
+                    throw new ShlexError('No closing quotation');
+                if (ch === state) {
+                    state = 'a';
+                }
+                else if (ch === ESCAPE && ESCAPED_QUOTES.includes(state)) {
+                    escapedState = state;
+                    state = ch;
+                }
+                else {
+                    token += ch;
+                }
+            }
+            else if (state === ESCAPE) {
+                if (ch === '')
+                    throw new ShlexError('No escaped character');
+                if (QUOTES.includes(escapedState) && ch !== state && ch !== escapedState)
+                    token += state;
+                token += ch;
+                state = escapedState;
+            }
+            else {
+                // state 'a': inside a word
+                if (ch === '') {
+                    state = 'eof';
+                    done = true;
+                }
+                else if (WHITESPACE.includes(ch)) {
+                    state = ' ';
+                    done = true;
+                }
+                else if (QUOTES.includes(ch)) {
+                    state = ch;
+                }
+                else if (ch === ESCAPE) {
+                    escapedState = 'a';
+                    state = ch;
+                }
+                else {
+                    token += ch;
+                }
+            }
+        }
+        // An empty token counts only if it was quoted ('' or "").
+        if (token !== '' || quoted)
+            tokens.push(token);
+    }
+    return tokens;
+}
+// Python: re.compile(r'[^\w@%+=:,./-]', re.ASCII)
+const UNSAFE = /[^\w@%+=:,./-]/;
+/** Python's `shlex.quote(s)`: `''` for empty, unchanged when only safe characters, else single-quoted. */
+function shlexQuote(s) {
+    if (s === '')
+        return "''";
+    if (!UNSAFE.test(s))
+        return s;
+    return "'" + s.replace(/'/g, `'"'"'`) + "'";
+}
+
+;// CONCATENATED MODULE: ./src/ralph/render.ts
+// Turning the RALPH.md body into the prompt, byte for byte as the reference does (engine._assemble_prompt):
+// strip, remove HTML comments, strip, substitute placeholders in one pass, append the credit trailer.
+
+
+
+
+
+const NAME = '[a-zA-Z0-9_-]+';
+/**
+ * `{{ kind.name }}` for the three kinds. Whitespace (Python's `\s`: newlines and tabs too) is allowed after
+ * `{{` and before `}}`, none around the dot. Kinds are lowercase. Groups: 1 = kind, 2 = name.
+ */
+const PLACEHOLDER_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*(commands|args|ralph)\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
+const ARGS_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*args\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
+/** Appended verbatim after substitution when `credit` is on (no trailing newline). */
+const CREDIT_TRAILER = '\n\n---\n\n' +
+    'IMPORTANT: When you make any git commits, include the following trailer ' +
+    'at the end of your commit message:\n\n' +
+    'Co-authored-by: Ralphify <noreply@ralphify.co>';
+/**
+ * Fills placeholders in a single pass: inserted values are never scanned again. A known kind with an unknown
+ * name becomes '' (`{{ args.nope }}`); anything else (`{{ env.X }}`, `{{ commands }}`) stays literal.
+ */
+function renderPlaceholders(template, values) {
+    return template.replace(PLACEHOLDER_RE, (_m, kind, name) => lookup(values[kind], name));
+}
+/**
+ * Puts arg values into a command's `run` string before it is shell-split: each `{{ args.x }}` becomes the
+ * shlex-quoted value, so any value is one argv token; an arg that was not given becomes nothing (not '').
+ * `{{ commands.x }}` and `{{ ralph.x }}` are left as they are, like the reference.
+ */
+function resolveArgsInRun(run, args) {
+    return run.replace(ARGS_RE, (_m, name) => (Object.hasOwn(args, name) ? shlexQuote(args[name]) : ''));
+}
+/** A command's argv: args resolved into `run`, then split like Python's shlex.split (throws ShlexError). */
+function commandArgv(run, args) {
+    return shlexSplit(resolveArgsInRun(run, args));
+}
+/** The reference runs a command from the ralph's folder when its arg-resolved `run` starts with `./`. */
+function runsFromRalphDir(resolvedRun) {
+    return pyLstrip(resolvedRun).startsWith('./');
+}
+/** The body as a template: stripped, HTML comments removed, stripped again (Python's whitespace rules). */
+function promptTemplate(text) {
+    return pyStrip(stripHtmlComments(pyStrip(splitFrontmatter(text).body)));
+}
+/** The last RALPH.md text whose frontmatter parsed, and its template (see {@link ralphTemplate}). */
+let lastParsed;
+/**
+ * RALPH.md as re-read now, as a template: like the reference, the frontmatter is parsed again (broken YAML
+ * throws RalphError) but only the body is used. Parsing is a pure function of the text, so the last text
+ * that parsed is remembered: a loop re-reading an unchanged file skips the YAML parse (a text that fails
+ * is never remembered, so it fails every time).
+ */
+function ralphTemplate(text, file = 'RALPH.md') {
+    if (lastParsed !== undefined && lastParsed.text === text && lastParsed.file === file)
+        return lastParsed.template;
+    parseFrontmatter(file, text);
+    const template = promptTemplate(text);
+    lastParsed = { file, text, template };
+    return template;
+}
+/**
+ * The prompt for one iteration from RALPH.md as re-read now. Like the reference, the frontmatter is parsed
+ * again (broken YAML throws RalphError and so fails the iteration) but only the body is used.
+ */
+function assemblePrompt(text, values, credit, file = 'RALPH.md') {
+    const prompt = renderPlaceholders(ralphTemplate(text, file), values);
+    return credit ? prompt + CREDIT_TRAILER : prompt;
+}
+/** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
+// Byte-identical to ralphify (prompts and the CLI's log): the reports' padded, ms-based formatDuration is loop/overview.ts.
+function formatDuration(seconds) {
+    const tenths = pyFormatFixed1(seconds);
+    if (Number(tenths) < 60)
+        return `${tenths}s`;
+    // Round half up on the total, as the reference does (int(seconds + 0.5)).
+    const total = Math.trunc(seconds + 0.5);
+    const minutes = Math.floor(total / 60);
+    if (minutes < 60)
+        return `${minutes}m ${total % 60}s`;
+    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+/** Appended to a command's output when it ran out of time (the dash is an em dash, U+2014). */
+function timeoutMarker(name, timeoutSeconds) {
+    return `\n\n[Command '${name}' timed out after ${formatDuration(timeoutSeconds)} — output may be incomplete]`;
+}
+function lookup(table, name) {
+    return table !== undefined && Object.hasOwn(table, name) ? table[name] : '';
+}
+
+;// CONCATENATED MODULE: ./src/ralph/args.ts
+// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
+// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
+
+
+
+
+const NAME_RE = /^[a-zA-Z0-9_-]+$/;
+const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
+/**
+ * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
+ * order, skipping names already set by a flag; a bare `--` makes every later token positional.
+ * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
+ */
+function parseUserArgs(tokens, declared) {
+    // No prototype: an arg may be called `__proto__` or `constructor`.
+    const result = Object.create(null);
+    let positionalIndex = 0;
+    let flagsEnded = false;
+    for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i];
+        if (!flagsEnded && token === '--') {
+            flagsEnded = true;
+            continue;
+        }
+        if (!flagsEnded && token.startsWith('--')) {
+            const rest = token.slice(2);
+            let name;
+            let value;
+            const eq = rest.indexOf('=');
+            if (eq >= 0) {
+                name = rest.slice(0, eq);
+                value = rest.slice(eq + 1);
+            }
+            else {
+                name = rest;
+                if (i + 1 >= tokens.length)
+                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
+                value = tokens[++i];
+            }
+            if (!NAME_RE.test(name)) {
+                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
+            }
+            result[name] = value;
+            continue;
+        }
+        if (declared.length === 0) {
+            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
+                `Use --name value syntax or add 'args: [...]' to your RALPH.md.` +
+                (/^-[^-]/.test(token)
+                    ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.`
+                    : ''), 2);
+        }
+        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
+            positionalIndex++;
+        }
+        if (positionalIndex >= declared.length) {
+            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
+        }
+        result[declared[positionalIndex]] = token;
+        positionalIndex++;
+    }
+    return result;
+}
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt, a command or a check). Undefined when the file does not parse: loading it reports that itself.
+ */
+function argsRead(file, text) {
+    try {
+        const names = new Set();
+        const { data, split } = readFrontmatter(file, text);
+        const declared = data.get('args');
+        if (declared !== undefined && declared !== null && !Array.isArray(declared))
+            return undefined;
+        for (const name of declared ?? [])
+            if (typeof name === 'string')
+                names.add(name);
+        // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
+        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
+            if (m[1] === 'args')
+                names.add(m[2]);
+        return [...names];
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/duration.ts
+// Durations as people write them, for the CLI's --max-time and the action's time inputs: a number, or a
+// number with a unit (90s, 2m, 1h). What a bare number means is the caller's: seconds on the CLI (as
+// ralphify's --timeout), minutes in the action (as a job's timeout-minutes).
+const UNIT_SECONDS = { s: 1, sec: 1, m: 60, min: 60, h: 3600 };
+/** `90s`, `45m`, `2h`, `1.5` (in `bare` units) → seconds; undefined when it is not a positive duration. */
+function duration_parseDuration(value, bare) {
+    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim());
+    if (!m)
+        return undefined;
+    const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? bare).toLowerCase()];
+    return seconds > 0 ? seconds : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/text/closest.ts
+// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
+/** Edits (insert, delete, replace) that turn `a` into `b`. */
+function editDistance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
+function closest_closest(typed, known, most = 2) {
+    let best;
+    for (const word of known) {
+        const edits = editDistance(typed, word);
+        if (edits <= most && (!best || edits < best.edits))
+            best = { word, edits };
+    }
+    return best?.word;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/resolve.ts
+// From what the user typed (`ralph run <path>`) to a RALPH.md, as the reference resolves it
+// (cli._resolve_ralph_paths): a folder, a file named RALPH.md, or the name of an installed ralph.
+
+
+
+
+const RALPH_MARKER = 'RALPH.md';
+/** Installed ralphs live in `<project>/.agents/ralphs/<name>/` and `~/.agents/ralphs/<name>/`. */
+const INSTALLED_RALPHS_DIR = '.agents/ralphs';
+/**
+ * Resolves `pathArg` against `cwd` (the project root): an existing folder means `<folder>/RALPH.md`; an
+ * existing file must be named RALPH.md; otherwise `.agents/ralphs/<name>/RALPH.md` in `cwd`, then in `home`.
+ * Throws RalphError (exit 1) with the reference's messages.
+ */
+function resolveRalphPath(pathArg, opts) {
+    const typed = purePath(pathArg);
+    const onDisk = (p) => (p.startsWith('/') ? p : `${opts.cwd.replace(/\/+$/, '')}/${p}`);
+    let dir;
+    let file;
+    let installed;
+    if (isDirectory(onDisk(typed))) {
+        dir = typed;
+        file = joinPure(typed, RALPH_MARKER);
+    }
+    else if (isFile(onDisk(typed)) && baseName(typed) === RALPH_MARKER) {
+        dir = parentPure(typed);
+        file = typed;
+    }
+    else {
+        const bases = [
+            ['project', joinPure(purePath(opts.cwd), INSTALLED_RALPHS_DIR)],
+            ['home', joinPure(purePath(opts.home), INSTALLED_RALPHS_DIR)]
+        ];
+        const found = bases.find(([, base]) => isFile(joinPure(joinPure(base, pathArg), RALPH_MARKER)));
+        if (!found) {
+            const near = nearestRalph(typed, onDisk, opts);
+            throw new RalphError(`'${pathArg}' is not a directory, ${RALPH_MARKER} file, or installed ralph.` +
+                (near ? ` Did you mean '${near}'?` : ''));
+        }
+        dir = joinPure(found[1], pathArg);
+        file = joinPure(dir, RALPH_MARKER);
+        installed = { resolvedFrom: found[0], notice: `Resolved: ${file}` };
+    }
+    if (!exists(onDisk(file)))
+        throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
+    return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed };
+}
+/** A ralph near what was typed: a sibling folder holding a RALPH.md, or an installed ralph, a typo away. */
+function nearestRalph(typed, onDisk, opts) {
+    const parent = parentPure(typed);
+    let siblings = [];
+    try {
+        siblings = external_node_fs_default().readdirSync(onDisk(parent))
+            .filter(name => isFile(onDisk(joinPure(joinPure(parent, name), RALPH_MARKER))));
+    }
+    catch {
+        // no such folder: only the installed ralphs are near
+    }
+    const sibling = closest_closest(baseName(typed), siblings);
+    if (sibling)
+        return parent === '.' ? sibling : joinPure(parent, sibling);
+    return parent === '.' ? closest_closest(typed, listInstalledRalphs(opts.cwd, opts.home)) : undefined;
+}
+/** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */
+function listInstalledRalphs(cwd, home) {
+    const names = new Set();
+    for (const root of [cwd, home]) {
+        const base = external_node_path_default().join(root, INSTALLED_RALPHS_DIR);
+        let entries;
+        try {
+            entries = external_node_fs_default().readdirSync(base);
+        }
+        catch {
+            continue;
+        }
+        for (const name of entries) {
+            if (isFile(external_node_path_default().join(base, name, RALPH_MARKER)))
+                names.add(name);
+        }
+    }
+    return [...names].sort();
+}
+// pathlib.PurePosixPath's string form: `.` parts and repeated or trailing slashes dropped, `..` kept,
+// a leading `//` (and only exactly two) kept.
+function purePath(p) {
+    const root = p.startsWith('//') && !p.startsWith('///') ? '//' : p.startsWith('/') ? '/' : '';
+    const parts = p.split('/').filter(part => part !== '' && part !== '.');
+    const joined = root + parts.join('/');
+    return joined === '' ? '.' : joined;
+}
+// pathlib's `a / b`: an absolute `b` replaces `a`.
+function joinPure(a, b) {
+    if (b.startsWith('/'))
+        return purePath(b);
+    if (a === '.')
+        return purePath(b);
+    return purePath(`${a}/${b}`);
+}
+function parentPure(p) {
+    const slash = p.lastIndexOf('/');
+    if (slash < 0)
+        return '.';
+    const parent = p.slice(0, slash);
+    return parent === '' || parent === '/' ? p.slice(0, slash + 1) : parent;
+}
+function baseName(p) {
+    if (p === '.' || p === '/' || p === '//')
+        return '';
+    return p.slice(p.lastIndexOf('/') + 1);
+}
+function isDirectory(p) {
+    try {
+        return external_node_fs_default().statSync(p).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+function isFile(p) {
+    try {
+        return external_node_fs_default().statSync(p).isFile();
+    }
+    catch {
+        return false;
+    }
+}
+function exists(p) {
+    return external_node_fs_default().existsSync(p);
+}
+function realPath(p) {
+    try {
+        return external_node_fs_default().realpathSync(p);
+    }
+    catch {
+        return external_node_path_default().resolve(p);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/arg-words.ts
+// `{{ args.X }}` in a command's `run` becomes the value, shell-quoted, before `run` is split into words: so
+// any value is exactly one word, but only where the placeholder is a word of its own. Inside a larger word,
+// and above all inside the author's quotes (`bash -c 'echo {{ args.x }}'`), the value's quoting and the
+// author's combine, and a value can close the author's quotes and go on as a script. The reference does the
+// same, so `ralph run` keeps it; `validate` warns, and the action refuses such a ralph for runs whose values
+// come from a comment, a label or a pull request. The safe ways: a word of its own, or the environment.
+
+const arg_words_WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+/** The variable a command finds an arg's value in: `RALPH_ARG_FOCUS` for `focus`, `RALPH_ARG_A_B` for `a-b`. */
+const argEnvName = (name) => `RALPH_ARG_${name.toUpperCase().replace(/-/g, '_')}`;
+/** Every command gets each arg's value in its environment, besides where `run` places it. */
+function argEnvironment(args) {
+    return Object.fromEntries(Object.entries(args).map(([name, value]) => [argEnvName(name), value]));
+}
+/**
+ * The arg placeholders of `run` that are not a word of their own (glued to other characters, or inside
+ * quotes), in order. Words are found as shlex's POSIX mode finds them: quotes and backslashes, split at
+ * blanks.
+ */
+function argsInsideWords(run) {
+    const found = [];
+    const placeholders = new Map();
+    for (const m of run.matchAll(PLACEHOLDER_RE))
+        if (m[1] === 'args')
+            placeholders.set(m.index ?? 0, m);
+    let quote;
+    let inWord = false;
+    for (let i = 0; i < run.length; i++) {
+        const m = placeholders.get(i);
+        if (m) {
+            const end = i + m[0].length;
+            const glued = quote !== undefined || inWord || (end < run.length && !arg_words_WHITESPACE.has(run[end]));
+            if (glued)
+                found.push({ name: m[2], placeholder: m[0] });
+            inWord = true;
+            i = end - 1;
+            continue;
+        }
+        const ch = run[i];
+        if (quote === "'") {
+            if (ch === "'")
+                quote = undefined;
+        }
+        else if (quote === '"') {
+            if (ch === '\\')
+                i++;
+            else if (ch === '"')
+                quote = undefined;
+        }
+        else if (arg_words_WHITESPACE.has(ch)) {
+            inWord = false;
+        }
+        else {
+            inWord = true;
+            if (ch === '\\')
+                i++;
+            else if (ch === "'" || ch === '"')
+                quote = ch;
+        }
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/which.ts
+// The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
+
+
+;// CONCATENATED MODULE: ./src/ralph/programs.ts
+// Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
+// line, instead of after the agent has run (and been paid for).
+
+
+
+
+
+
+// bash's keywords and builtins (`compgen -k; compgen -b`): a gate may start with one, and none is a file.
+const BASH_WORDS = new Set(('if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc ' +
+    '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs ' +
+    'disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local ' +
+    'logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend ' +
+    'test times trap true type typeset ulimit umask unalias unset wait').split(' '));
+/** Characters after which a gate's words are bash's to expand: its programs cannot be known beforehand. */
+const EXPANDS = /[$`'"\\*?[\]{}~()<>=]/;
+/**
+ * The programs a gate's bash line starts, where that can be known without running bash: the first word of
+ * each simple command (after `NAME=value` assignments). Lines with quoting or expansions yield only their
+ * first command's program; keywords, builtins and paths (the agent may be asked to write them) are left out.
+ */
+function gatePrograms(run) {
+    const simple = !/[$`'"\\(){}<>]/.test(run);
+    const segments = simple ? run.split(/&&|\|\||[;|&\n]/) : [run.split(/&&|\|\||[;|&\n]/)[0]];
+    const programs = [];
+    for (const segment of segments) {
+        const words = segment.trim().split(/\s+/);
+        while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]))
+            words.shift();
+        const word = words[0];
+        if (!word || EXPANDS.test(word) || /^-|\//.test(word) || BASH_WORDS.has(word))
+            continue;
+        if (!programs.includes(word))
+            programs.push(word);
+    }
+    return programs;
+}
+/** The program a `commands:` entry starts (its args filled in), and the folder a relative one is found in. */
+function commandProgram(run, userArgs, dirs) {
+    const runString = resolveArgsInRun(run, userArgs);
+    let argv;
+    try {
+        argv = shlex_shlexSplit(runString);
+    }
+    catch {
+        return undefined; // the run itself reports the syntax, as the reference does
+    }
+    if (argv.length === 0)
+        return undefined;
+    return {
+        program: argv[0],
+        cwd: runsFromRalphDir(runString) ? dirs.ralphDir : dirs.projectRoot,
+        runString
+    };
+}
+/**
+ * Whether `program` can be found: a bare name on PATH (executable), a path as a file relative to `cwd`.
+ * A file that exists but is not executable counts as found: running it gives the precise error.
+ */
+function programFound(program, cwd, searchPath) {
+    if (!program.includes('/'))
+        return which(program, { cwd, path: searchPath }) !== null;
+    try {
+        return external_node_fs_default().statSync(program.startsWith('/') ? program : `${cwd.replace(/\/+$/, '')}/${program}`).isFile();
+    }
+    catch {
+        return false;
+    }
+}
+/** The reference's message for a command whose program is missing (it says so when the command runs). */
+const commandNotFound = (name, runString) => `Command '${name}' binary not found: ${pyStrRepr(runString)}. Check the 'commands' field in your ${RALPH_MARKER} frontmatter.`;
+/** The problem with a `commands:` entry whose program cannot be found, or undefined. */
+function programs_missingCommandProgram(command, userArgs, dirs, searchPath) {
+    const found = commandProgram(command.run, userArgs, dirs);
+    if (found && !programFound(found.program, found.cwd, searchPath))
+        return commandNotFound(command.name, found.runString);
+    return undefined;
+}
+/** The problem with a gate whose program cannot be found (bash would say "command not found"), or undefined. */
+function programs_missingGateProgram(check, cwd, searchPath) {
+    const program = gatePrograms(check.run).find(p => !programFound(p, cwd, searchPath));
+    if (program === undefined)
+        return undefined;
+    const command = check.run === check.name ? '' : ` (its command: ${check.run})`;
+    return `Check '${check.name}' cannot run: '${program}' is not on PATH${command}. Install it, or fix the check.`;
+}
+/** The problem with an agent whose program cannot be found, in the reference's words, or undefined. */
+function programs_missingAgentProgram(agentArgv, cwd, searchPath) {
+    const program = agentArgv[0];
+    if (program === undefined || which(program, { cwd, path: searchPath }))
+        return undefined;
+    return `Agent command '${program}' not found on PATH.`;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/run-list.ts
+// The reference's checks of a list of named entries (`commands:`, `checks:`): each a mapping with a valid
+// name and a run, names unique, timeouts positive; and the small readers of frontmatter values they share.
+
+
+// `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
+function validateRunList(fm, key, label, defaultTimeout, positions, report, messages) {
+    const raw = field(fm, key);
+    if (raw === null)
+        return [];
+    if (!Array.isArray(raw)) {
+        const entry = positions.entry(fm, key);
+        report(messages.notAList, entry.value ?? entry.key);
+        return [];
+    }
+    const result = [];
+    const seen = new Set();
+    raw.forEach((item, index) => {
+        const itemPos = positions.item(raw, index);
+        if (!(item instanceof Map) || !item.has('name') || !item.has('run')) {
+            report(messages.missingFields, itemPos);
+            return;
+        }
+        const at = (k) => positions.entry(item, k).value ?? itemPos;
+        const name = item.get('name');
+        const run = item.get('run');
+        const nameOk = isNonEmptyString(name);
+        const runOk = isNonEmptyString(run);
+        if (!nameOk)
+            report(`${label} 'name' must be a non-empty string.`, at('name'));
+        if (!runOk)
+            report(`${label} 'run' must be a non-empty string.`, at('run'));
+        if (!nameOk)
+            return;
+        let ok = runOk;
+        if (!NAME_RE.test(name)) {
+            report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at('name'));
+            ok = false;
+        }
+        else if (seen.has(name)) {
+            report(messages.duplicate(name), at('name'));
+            ok = false;
+        }
+        else {
+            seen.add(name);
+        }
+        const rawTimeout = item.has('timeout') ? item.get('timeout') : null;
+        let timeout = defaultTimeout;
+        if (rawTimeout !== null) {
+            if (!isValidTimeout(rawTimeout)) {
+                report(messages.badTimeout(name, rawTimeout), at('timeout'));
+                ok = false;
+            }
+            else {
+                timeout = Number(rawTimeout);
+            }
+        }
+        if (ok)
+            result.push({ name, run: run, timeout });
+    });
+    return result;
+}
+function checkNames(names, label, at, report) {
+    const seen = new Set();
+    names.forEach((name, index) => {
+        if (!NAME_RE.test(name)) {
+            report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at(index));
+        }
+        else if (seen.has(name)) {
+            report(`Duplicate ${label.toLowerCase()} name '${name}'.`, at(index));
+        }
+        else {
+            seen.add(name);
+        }
+    });
+}
+/** `fm.get(key)`: absent and null are the same to the reference. */
+function field(dict, key) {
+    return dict.has(key) ? dict.get(key) : null;
+}
+/** The reference's _is_nonempty_string: a str with something left after Python's strip(). */
+function isNonEmptyString(value) {
+    return typeof value === 'string' && pyStrip(value) !== '';
+}
+/** The reference's _is_valid_timeout: an int or float (not a bool), finite and positive. */
+function isValidTimeout(value) {
+    if (typeof value === 'bigint')
+        return value > 0n;
+    if (typeof value === 'number')
+        return Number.isFinite(value) && value > 0;
+    return false;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/protect.ts
+// The protected-paths setting (`protected:` in RALPH.md, the action's `protected-paths`): `auto`, `none`, or globs
+// relative to the repository's top, `auto` possibly among them. What they protect is decided in loop/protect/.
+/** The setting as given: `auto` (default), `none`, or globs (where `auto` may be one of them). */
+function parseProtectSetting(words) {
+    const list = words.map(word => word.trim()).filter(word => word !== '');
+    if (list.length === 0)
+        return ['auto'];
+    if (list.includes('none') && list.length > 1)
+        return { problem: "'none' turns protection off and cannot be listed with other globs" };
+    for (const glob of list) {
+        if (glob === 'auto' || glob === 'none')
+            continue;
+        if (glob.startsWith('/') || glob.split('/').includes('..'))
+            return {
+                problem: `'${glob}' must be a path inside the repository, relative to its top (no leading / or ..)`
+            };
+        if (/[\n\r\0]/.test(glob))
+            return { problem: `a glob holds a line break or a NUL` };
+    }
+    return list;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/tree-file.ts
+// A ralph's own files (RALPH.md, the guardrails file) live in the work tree, which is the agent's: between
+// two reads it may swap one for a link (to /proc/self/environ: the action's whole environment into the next
+// prompt and the record; to a root-only file) or a FIFO (whose read blocks the event loop and every budget
+// timer). So the path is pinned before any agent runs, and each read opens exactly that file: no link in any
+// of its folders, none as the file itself (O_NOFOLLOW), nothing but a regular file (fstat of the opened fd).
+
+
+/** Bytes read of a ralph's file at most: a prompt file larger than this is not a prompt. */
+const TREE_FILE_MAX_BYTES = 4 * 1024 * 1024;
+/** Why a file of the work tree was not read; `code` ENOENT when it is just not there. */
+class TreeFileError extends Error {
+    file;
+    reason;
+    code;
+    constructor(file, reason, code) {
+        super(`${file} ${reason}`);
+        this.file = file;
+        this.reason = reason;
+        this.code = code;
+        this.name = 'TreeFileError';
+    }
+}
+/**
+ * The real path of `file` as it is now (before any agent ran): the file's own when it exists, else its
+ * nearest existing folder's plus the rest. Read later with readTreeFile, it is that file or nothing.
+ * A file of the work tree `tree` must stay in it after its links, and out of its `.git`: a link committed by an
+ * earlier run's agent (on a branch this run continues) is the agent's as much as one it makes now.
+ */
+function pinTreeFile(file, tree) {
+    const pinned = realPathOf(external_node_path_default().resolve(file));
+    if (tree === undefined || !isInside(external_node_path_default().resolve(file), external_node_path_default().resolve(tree)))
+        return pinned;
+    const realTree = realPathOf(external_node_path_default().resolve(tree));
+    if (!isInside(pinned, realTree) || isInside(pinned, external_node_path_default().join(realTree, '.git')))
+        throw new TreeFileError(file, `leads through a link to ${pinned}, outside the work tree or inside its .git: the action follows no link of the work tree`);
+    return pinned;
+}
+function realPathOf(abs) {
+    try {
+        return (0,external_node_fs_.realpathSync)(abs);
+    }
+    catch {
+        const parent = external_node_path_default().dirname(abs);
+        return parent === abs ? abs : external_node_path_default().join(realPathOf(parent), external_node_path_default().basename(abs));
+    }
+}
+/** Whether the absolute path `child` is `parent` or below it. */
+const isInside = (child, parent) => {
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+};
+/** Throws unless every folder on the way to `file` is a folder and not a link (the file itself: O_NOFOLLOW). */
+function checkFolders(file) {
+    const parts = external_node_path_default().resolve(file).split((external_node_path_default()).sep).filter(Boolean);
+    let at = (external_node_path_default()).sep;
+    for (const part of parts.slice(0, -1)) {
+        at = external_node_path_default().join(at, part);
+        let stat;
+        try {
+            stat = (0,external_node_fs_.lstatSync)(at);
+        }
+        catch (error) {
+            const code = error.code;
+            throw new TreeFileError(file, code === 'ENOENT' ? 'does not exist' : `cannot be reached (${code})`, code);
+        }
+        if (stat.isSymbolicLink())
+            throw new TreeFileError(file, `is reached through a symbolic link (${at}): the action follows no link of the work tree`);
+        if (!stat.isDirectory())
+            throw new TreeFileError(file, `cannot be reached: ${at} is not a folder`, 'ENOTDIR');
+    }
+}
+/**
+ * The bytes of the regular file at `file` (a pinned path), opened without following a link anywhere on its
+ * way and without blocking (a FIFO is refused, not waited on). Throws TreeFileError naming why not.
+ */
+function readTreeFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
+    checkFolders(file);
+    return readRegularFile(file, maxBytes);
+}
+/**
+ * The bytes of `file` if it is a regular file and not a link (O_NOFOLLOW: not even one that stays inside the
+ * project), opened without blocking. Its folders are followed (their containment is the caller's check).
+ * Throws TreeFileError naming why not.
+ */
+function readRegularFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK | external_node_fs_.constants.O_NOCTTY);
+    }
+    catch (error) {
+        const code = error.code;
+        if (code === 'ELOOP')
+            throw new TreeFileError(file, 'is a symbolic link: the action follows no link of the work tree', code);
+        if (code === 'ENOENT')
+            throw new TreeFileError(file, 'does not exist', code);
+        throw new TreeFileError(file, `cannot be opened (${code ?? error.message})`, code);
+    }
+    try {
+        const stat = (0,external_node_fs_.fstatSync)(fd);
+        if (!stat.isFile())
+            throw new TreeFileError(file, 'is not a regular file (a FIFO, a device, a socket or a folder): it is not read');
+        if (stat.size > maxBytes)
+            throw new TreeFileError(file, `is larger than ${maxBytes} bytes (${stat.size}): it is not read`);
+        const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+        let length = 0;
+        for (;;) {
+            const n = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
+            if (n === 0)
+                break;
+            length += n;
+            if (length === buffer.length)
+                throw new TreeFileError(file, `grew while it was read (past ${stat.size} bytes): it is not read`);
+        }
+        return buffer.subarray(0, length);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/validate.ts
+// Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
+// order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
+// checks_parallel, completion_tag, guardrails, presets, setup, verify) are checked last: a ralph the reference accepts fails here only because of them.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The reference's default command timeout, in seconds. */
+const DEFAULT_COMMAND_TIMEOUT = 60;
+/** Our default check timeout, in seconds. */
+const DEFAULT_CHECK_TIMEOUT = 600;
+/**
+ * Reads and validates RALPH.md (or the RALPH.md inside a folder). Throws RalphError with the first problem,
+ * its message verbatim as the reference prints it, and every problem found in `problems`.
+ */
+function loadRalph(file, opts) {
+    const { ralph, problems, fatal } = inspectRalph(file, opts);
+    if (fatal)
+        throw fatal;
+    if (!ralph) {
+        const first = problems[0];
+        throw new RalphError(first.message, first.exitCode, problems);
+    }
+    return ralph;
+}
+/** Every problem in the ralph, first the one the reference would report; [] when it is valid. */
+function validateRalph(file, opts) {
+    return inspectRalph(file, opts).problems;
+}
+/** The problems (as validateRalph) and the warnings: what `validate` prints. */
+function lintRalph(file, opts) {
+    const { problems, warnings } = inspectRalph(file, opts);
+    return { problems, warnings: warnings ?? [] };
+}
+/** Every key a runtime reads: ralphify's, then ours. */
+const KNOWN_KEYS = [
+    'agent',
+    'commands',
+    'args',
+    'credit',
+    'checks',
+    'checks_parallel',
+    'completion_tag',
+    'guardrails',
+    'presets',
+    'protected',
+    'setup',
+    'verify'
+];
+/** Args the action fills for a run on an issue (or a review), whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file', 'review', 'review_file'];
+/** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
+function unknownKeys(file, fm, positions) {
+    const found = [];
+    for (const key of fm.keys()) {
+        const name = String(key);
+        if (KNOWN_KEYS.includes(name))
+            continue;
+        const meant = closest_closest(name, KNOWN_KEYS, Math.min(2, Math.max(1, name.length - 2)));
+        found.push({
+            file,
+            ...positions.entry(fm, key).key,
+            exitCode: 1,
+            rule: 'unknown-key',
+            message: `Unknown frontmatter key '${name}'${meant ? `: did you mean '${meant}'?` : ''} No runtime reads it, so it changes nothing.`
+        });
+    }
+    return found;
+}
+/**
+ * `{{ commands.X }}` with no command X, and `{{ args.X }}` with X not among the declared args: each renders
+ * as nothing. Args are checked only when the ralph declares them (else any --X fills one); placeholders in
+ * HTML comments are dropped before rendering, so they do not count.
+ */
+function namingNothing(file, split, commands, declared) {
+    const body = split.body;
+    const comments = [...body.matchAll(/<!--[\s\S]*?-->/g)].map(m => [m.index, m.index + m[0].length]);
+    const found = [];
+    for (const match of body.matchAll(PLACEHOLDER_RE)) {
+        const [, kind, name] = match;
+        if (comments.some(([from, to]) => match.index >= from && match.index < to))
+            continue;
+        const known = kind === 'commands'
+            ? commands.map(c => c.name)
+            : kind === 'args' && declared !== null
+                ? [...declared, ...ACTION_ARGS]
+                : undefined;
+        if (!known || known.includes(name))
+            continue;
+        const before = body.slice(0, match.index);
+        const line = split.bodyStartLine + (before.match(/\n/g)?.length ?? 0);
+        const column = match.index - before.lastIndexOf('\n');
+        const meant = closest_closest(name, known);
+        found.push({
+            file,
+            line,
+            column,
+            exitCode: 1,
+            rule: 'names-nothing',
+            message: `${match[0]} names no ${kind === 'commands' ? 'command' : 'declared arg'}${meant ? ` (did you mean ${kind}.${meant}?)` : ''}, so it renders as nothing.`
+        });
+    }
+    return found;
+}
+function inspectRalph(fileArg, opts) {
+    let file = fileArg;
+    if (opts.text === undefined && validate_isDirectory(external_node_path_default().resolve(opts.cwd, file)))
+        file = external_node_path_default().join(file, RALPH_MARKER);
+    const absolute = external_node_path_default().resolve(opts.cwd, file);
+    let text;
+    try {
+        text = opts.text ?? readUtf8(absolute, opts.noLinks === true);
+    }
+    catch (error) {
+        const fatal = error instanceof RalphError ? error : new RalphError(String(error));
+        return { problems: fatal.problems.length ? fatal.problems : [problemOf(file, fatal)], fatal };
+    }
+    let fm;
+    let positions;
+    let split;
+    try {
+        ;
+        ({ data: fm, positions, split } = readFrontmatter(file, text));
+    }
+    catch (error) {
+        if (!(error instanceof RalphError))
+            throw error;
+        return { problems: error.problems.length ? error.problems : [problemOf(file, error)], fatal: error };
+    }
+    const problems = [];
+    const report = (message, pos, exitCode = 1) => {
+        problems.push({ file, ...pos, message, exitCode });
+    };
+    const where = (dict, key) => {
+        const entry = positions.entry(dict, key);
+        return entry.value ?? entry.key;
+    };
+    // agent
+    const rawAgent = field(fm, 'agent');
+    let agentArgv = [];
+    if (!isNonEmptyString(rawAgent)) {
+        // The reference's words, then, when there is no frontmatter at all, what one looks like.
+        const none = split.yaml === null;
+        report(`Missing or empty 'agent' field in ${RALPH_MARKER} frontmatter.` +
+            (none
+                ? ` The file has no frontmatter: start it with a '---' line, then 'agent: <command>', then '---'.`
+                : ''), where(fm, 'agent'));
+    }
+    else {
+        try {
+            agentArgv = shlex_shlexSplit(rawAgent);
+            const missing = opts.skipAgentLookup
+                ? undefined
+                : programs_missingAgentProgram(agentArgv, opts.cwd, (opts.env ?? process.env).PATH);
+            if (missing)
+                report(missing, where(fm, 'agent'));
+        }
+        catch (error) {
+            if (!(error instanceof ShlexError))
+                throw error;
+            report(`Malformed 'agent' field in ${RALPH_MARKER} frontmatter: ${error.message}`, where(fm, 'agent'));
+        }
+    }
+    // commands
+    const commands = validateRunList(fm, 'commands', 'Command', DEFAULT_COMMAND_TIMEOUT, positions, report, {
+        notAList: `'commands' must be a list of {name, run} mappings.`,
+        missingFields: `Each command must have 'name' and 'run' fields.`,
+        duplicate: name => `Duplicate command name '${name}'.`,
+        badTimeout: (name, value) => `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
+    });
+    // Valid, as in the reference, but unsafe: an arg placeholder inside a larger word of a command.
+    const warnings = [];
+    const rawCommands = field(fm, 'commands');
+    for (const item of Array.isArray(rawCommands) ? rawCommands : []) {
+        if (!(item instanceof Map))
+            continue;
+        const run = item.get('run');
+        if (typeof run !== 'string')
+            continue;
+        for (const arg of argsInsideWords(run)) {
+            const pos = positions.entry(item, 'run');
+            warnings.push({
+                file,
+                ...(pos.value ?? pos.key),
+                exitCode: 1,
+                rule: 'arg-in-word',
+                message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
+                    `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
+                    `$${argEnvName(arg.name)} in a script.`
+            });
+        }
+    }
+    // args
+    const rawArgs = field(fm, 'args');
+    let declared = null;
+    let argsValid = true;
+    if (rawArgs !== null) {
+        argsValid = false;
+        if (!Array.isArray(rawArgs)) {
+            report(`'args' must be a list of strings.`, where(fm, 'args'));
+        }
+        else if (!rawArgs.every(item => typeof item === 'string')) {
+            const index = rawArgs.findIndex(item => typeof item !== 'string');
+            report(`'args' items must be strings, got non-string value.`, positions.item(rawArgs, index));
+        }
+        else {
+            const before = problems.length;
+            checkNames(rawArgs, 'Arg', index => positions.item(rawArgs, index), report);
+            argsValid = problems.length === before;
+            declared = rawArgs;
+        }
+    }
+    // user args: the reference parses them after `args` and before `credit`
+    let argValues = Object.create(null);
+    if (argsValid && opts.userArgs && opts.userArgs.length > 0) {
+        try {
+            argValues = parseUserArgs(opts.userArgs, declared ?? []);
+        }
+        catch (error) {
+            if (!(error instanceof RalphError))
+                throw error;
+            report(error.message, undefined, error.exitCode);
+        }
+    }
+    // credit
+    const rawCredit = field(fm, 'credit');
+    let credit = true;
+    if (rawCredit !== null) {
+        if (typeof rawCredit !== 'boolean') {
+            report(`'credit' must be true or false, got ${pyRepr(rawCredit)}.`, where(fm, 'credit'));
+        }
+        else {
+            credit = rawCredit;
+        }
+    }
+    // ours: checks
+    const checks = validateRunList(fm, 'checks', 'Check', DEFAULT_CHECK_TIMEOUT, positions, report, {
+        notAList: `'checks' must be a list of {name, run} mappings, e.g. checks: [{name: tests, run: npm test}].`,
+        missingFields: `Each check must have 'name' and 'run' fields, e.g. {name: tests, run: npm test}.`,
+        duplicate: name => `Duplicate check name '${name}'. Give each check its own name.`,
+        badTimeout: (name, value) => `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
+    });
+    // ours: true or false
+    const flag = (key, example) => {
+        const raw = field(fm, key);
+        if (raw === null || typeof raw === 'boolean')
+            return raw ?? undefined;
+        report(`'${key}' must be true or false, got ${pyRepr(raw)}. Example: ${example}`, where(fm, key));
+        return undefined;
+    };
+    const checksParallel = flag('checks_parallel', 'checks_parallel: true (the checks run together; they must not share a build folder)');
+    // ours: completion_tag
+    const rawTag = field(fm, 'completion_tag');
+    let completionTag;
+    if (rawTag !== null) {
+        if (!isNonEmptyString(rawTag) || /[\n\r]/.test(rawTag)) {
+            report(`'completion_tag' must be a non-empty string on one line, got ${pyRepr(rawTag)}. ` +
+                `Example: completion_tag: COMPLETE`, where(fm, 'completion_tag'));
+        }
+        else {
+            completionTag = rawTag;
+        }
+    }
+    // ours: guardrails
+    const rawGuardrails = field(fm, 'guardrails');
+    let guardrails;
+    if (rawGuardrails !== null) {
+        if (!isNonEmptyString(rawGuardrails)) {
+            report(`'guardrails' must be the path of a file (relative to the project root), got ${pyRepr(rawGuardrails)}. ` +
+                `Example: guardrails: .ralph/guardrails.md`, where(fm, 'guardrails'));
+        }
+        else {
+            guardrails = rawGuardrails;
+        }
+    }
+    // ours: presets
+    const presets = flag('presets', 'presets: false (run the agent exactly as written)');
+    // ours: protected (auto, none, or globs)
+    const rawProtected = field(fm, 'protected');
+    let protectedPaths;
+    if (rawProtected !== null) {
+        const words = typeof rawProtected === 'string' ? [rawProtected] : rawProtected;
+        const parsed = Array.isArray(words) && words.length > 0 && words.every(isNonEmptyString)
+            ? parseProtectSetting(words)
+            : { problem: `it must be auto, none or a list of globs, got ${pyRepr(rawProtected)}` };
+        if ('problem' in parsed)
+            report(`'protected': ${parsed.problem}. Example: protected: [auto, docs/spec/**]`, where(fm, 'protected'));
+        else
+            protectedPaths = parsed;
+    }
+    // ours: setup (one command, or a list of them) and verify
+    const rawSetup = field(fm, 'setup');
+    let setup;
+    if (rawSetup !== null) {
+        const list = typeof rawSetup === 'string' ? [rawSetup] : rawSetup;
+        if (!Array.isArray(list) || list.length === 0 || !list.every(isNonEmptyString))
+            report(`'setup' must be a command or a list of commands, got ${pyRepr(rawSetup)}. Example: setup: npm ci`, where(fm, 'setup'));
+        else
+            setup = list;
+    }
+    const rawVerify = field(fm, 'verify');
+    let verify;
+    if (rawVerify !== null) {
+        if (rawVerify !== 'clean' && rawVerify !== 'tree')
+            report(`'verify' must be clean or tree, got ${pyRepr(rawVerify)}. Example: verify: clean (the gates pass again on a clean checkout of the commit before it is delivered)`, where(fm, 'verify'));
+        else
+            verify = rawVerify;
+    }
+    if (problems.length === 0 && opts.checkPrograms) {
+        const env = opts.env ?? process.env;
+        const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
+        // Every item is valid here (no problems so far), so the lists line up with the frontmatter's.
+        const runPosition = (key, index) => {
+            const item = fm.get(key)[index];
+            return item instanceof Map
+                ? (positions.entry(item, 'run').value ?? positions.item(fm.get(key), index))
+                : undefined;
+        };
+        commands.forEach((command, index) => {
+            const missing = programs_missingCommandProgram(command, argValues, dirs, env.PATH);
+            if (missing)
+                report(missing, runPosition('commands', index));
+        });
+        checks.forEach((check, index) => {
+            const missing = programs_missingGateProgram(check, opts.cwd, env.PATH);
+            if (missing)
+                report(missing, runPosition('checks', index));
+        });
+    }
+    // A ralph without gates whose unknown key was meant as `checks` would loop with nothing to judge its work.
+    for (const unknown of unknownKeys(file, fm, positions))
+        if (!fm.has('checks') && unknown.message.includes("did you mean 'checks'?"))
+            problems.push({
+                ...unknown,
+                message: `${unknown.message.replace(/ No runtime reads it.*$/, '')} Without it this ralph has no gates, and would loop with nothing to judge its work: fix the key.`
+            });
+        else
+            warnings.push(unknown);
+    warnings.push(...namingNothing(file, split, commands, declared));
+    if (problems.length > 0)
+        return { problems, warnings };
+    // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
+    const dir = validate_realPath(external_node_path_default().dirname(absolute));
+    const ralph = {
+        file: validate_realPath(absolute),
+        dir,
+        name: external_node_path_default().basename(dir),
+        agent: rawAgent,
+        agentArgv,
+        commands,
+        args: declared ?? [],
+        credit,
+        checks,
+        argValues,
+        warnings
+    };
+    if (completionTag !== undefined)
+        ralph.completionTag = completionTag;
+    if (guardrails !== undefined)
+        ralph.guardrails = guardrails;
+    if (presets !== undefined)
+        ralph.presets = presets;
+    if (protectedPaths !== undefined)
+        ralph.protected = protectedPaths;
+    if (checksParallel !== undefined)
+        ralph.checksParallel = checksParallel;
+    if (setup !== undefined)
+        ralph.setup = setup;
+    if (verify !== undefined)
+        ralph.verify = verify;
+    if (rawCredit !== null)
+        ralph.creditWritten = true;
+    return { ralph, problems, warnings };
+}
+function readUtf8(file, noLinks) {
+    let bytes;
+    try {
+        bytes = noLinks ? readRegularFile(file) : external_node_fs_default().readFileSync(file);
+    }
+    catch (error) {
+        const code = error.code;
+        if (code === 'ENOENT')
+            throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
+        if (error instanceof TreeFileError)
+            throw new RalphError(`${error.message}. Make it a regular file of the project.`);
+        throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`);
+    }
+    try {
+        // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.
+        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    }
+    catch {
+        throw new RalphError(`${file}: ${RALPH_MARKER} is not valid UTF-8 text. Save it as UTF-8.`);
+    }
+}
+function problemOf(file, error) {
+    return { file, message: error.message, exitCode: error.exitCode };
+}
+function validate_isDirectory(p) {
+    try {
+        return external_node_fs_default().statSync(p).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+function validate_realPath(p) {
+    try {
+        return external_node_fs_default().realpathSync(p);
+    }
+    catch {
+        return p;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/index.ts
+// The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/loop/prompt.ts
+// The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
+// stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
+// filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
+// section is appended after the body and before the credit trailer.
+
+
+
+/** Our additions to the `ralph.` kind; the reference renders them as ''. */
+const LOOP_PLACEHOLDERS = [
+    'checks',
+    'failures',
+    'diff',
+    'progress',
+    'completion_tag',
+    'guardrails'
+];
+/** Progress entries shown to the agent. */
+const PROGRESS_ENTRIES = 5;
+/** A ralph-less body (a task, a spec file) as a template: no frontmatter, otherwise RALPH.md's rules. */
+const bodyTemplate = (body) => pyStrip(stripHtmlComments(pyStrip(body)));
+/** Which of our `ralph.*` placeholders the template uses (comments removed first, as rendering does). */
+function loopPlaceholdersUsed(inputs) {
+    const template = inputs.body !== undefined ? bodyTemplate(inputs.body) : promptTemplate(inputs.ralphText);
+    const used = new Set();
+    for (const match of template.matchAll(PLACEHOLDER_RE)) {
+        if (match[1] === 'ralph' && LOOP_PLACEHOLDERS.includes(match[2]))
+            used.add(match[2]);
+    }
+    return used;
+}
+const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
+/** `{{ ralph.checks }}`: one line per gate. */
+function renderChecks(gates) {
+    return gates.map(gate => `- ${code(gate.name)}: ${code(gate.run)}`).join('\n');
+}
+/** `{{ ralph.failures }}`: the previous iteration's failing checks, each with the end of its output. */
+function renderFailures(checks) {
+    const failing = (checks ?? []).filter(check => !check.passed);
+    return failing
+        .map(check => {
+        const how = check.timedOut
+            ? 'timed out'
+            : check.exitCode === null
+                ? 'was stopped'
+                : `exit code ${check.exitCode}`;
+        return `${code(check.name)} failed (${how}). The end of its output:\n\n${fence(check.tail, '', '~')}`;
+    })
+        .join('\n\n');
+}
+/** `{{ ralph.diff }}`: the stat, then the start of the patch. */
+function renderDiff(diff) {
+    if (!diff || (diff.stat.trim() === '' && diff.patch === ''))
+        return '';
+    const cut = diff.patchTruncated ? '\n[the rest of the diff is not shown]' : '';
+    return `${diff.stat.replace(/\n+$/, '')}\n\n${fence(diff.patch, '', '~')}${cut}`;
+}
+/** One line about an iteration, for `{{ ralph.progress }}`. */
+function progressEntry(record) {
+    const parts = [record.verdict.replace(/_/g, ' ')];
+    if (record.checks.length > 0)
+        parts.push(checksTally(record.checks));
+    if (record.agent) {
+        const agent = record.agent;
+        parts.push(agent.killedBy
+            ? `agent stopped (${agent.killedBy})`
+            : agent.timedOut
+                ? 'agent timed out'
+                : `agent ${exitWords(agent)}`);
+    }
+    if (record.progressed === false)
+        parts.push('no change to the work tree');
+    else if (record.progressed === true)
+        parts.push('work tree changed');
+    if (record.completion.given)
+        parts.push('completion signal given');
+    if (record.error)
+        parts.push(`crashed: ${record.error}`);
+    return `- Iteration ${record.iteration} (${seconds(record.durationMs)}): ${parts.join('; ')}`;
+}
+/** `checks 1/3 passing (failing: lint, test)`. */
+function checksTally(checks) {
+    const failing = checks.filter(check => !check.passed).map(check => check.name);
+    const passing = checks.length - failing.length;
+    return `checks ${passing}/${checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`;
+}
+/** The baseline as a progress line: the gates before the first agent run. */
+function baselineEntry(baseline) {
+    const what = baseline.verdict === 'interrupted' ? 'stopped' : checksTally(baseline.checks);
+    return `- Before iteration 1 (the gates alone, ${seconds(baseline.durationMs)}): ${what}`;
+}
+/** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
+function renderProgress(history, baseline) {
+    const entries = [
+        ...(baseline ? [baselineEntry(baseline)] : []),
+        ...history.slice(-PROGRESS_ENTRIES).map(progressEntry)
+    ];
+    return entries.slice(-PROGRESS_ENTRIES).join('\n');
+}
+/** The values of our `ralph.*` placeholders for this iteration. */
+function loopValues(ctx) {
+    return {
+        checks: renderChecks(ctx.gates),
+        failures: renderFailures(ctx.previousChecks),
+        diff: renderDiff(ctx.diff),
+        progress: renderProgress(ctx.history, ctx.baseline),
+        completion_tag: ctx.completionTag ? `<promise>${ctx.completionTag}</promise>` : '',
+        guardrails: ctx.guardrails?.content ?? ''
+    };
+}
+/** The standard section for a gated ralph whose body uses none of our placeholders. */
+function loopStatusSection(values, ctx, iteration, maxIterations) {
+    const tag = values.completion_tag;
+    const goal = tag
+        ? 'every check passes and your final message gives the completion signal'
+        : 'every check passes';
+    const of = maxIterations !== undefined ? ` of at most ${maxIterations}` : '';
+    const firstIteration = ctx.history.length === 0;
+    const afterBaseline = firstIteration && ctx.previousChecks !== undefined;
+    const failures = values.failures ||
+        (afterBaseline
+            ? 'None: every check passes now (they ran before this iteration). Do what the task asks all the same.'
+            : firstIteration
+                ? 'None yet: this is the first iteration.'
+                : 'None: every check passed.');
+    const sections = [
+        '## Loop status',
+        `You are working in a loop. When you exit, the checks below run on the work tree you leave; exit code 0 ` +
+            `means pass. The loop ends when ${goal}. This is iteration ${iteration}${of}.`,
+        '### Checks',
+        values.checks,
+        afterBaseline
+            ? '### Failing checks now (run before this iteration)'
+            : '### Failing checks from the previous iteration',
+        failures,
+        '### Changes since the loop started',
+        values.diff || 'None yet.',
+        '### Recent progress',
+        values.progress || 'None yet: this is the first iteration.'
+    ];
+    if (ctx.guardrails) {
+        sections.push('### Guardrails', values.guardrails.trim() || '(none written yet)', `When you meet a failure mode these do not cover, append a new lesson (a "Sign") to ` +
+            `${code(ctx.guardrails.file)}: the trigger, the instruction, and what taught it.`);
+    }
+    if (tag) {
+        sections.push('### When you are done', 'When every check passes on your work, end your final message with this line, on a line of its own:', tag, 'Only the end of your final message is read, and the checks run again before the loop accepts it. ' +
+            'Do not give it while a check still fails.');
+    }
+    return `\n\n---\n\n${sections.join('\n\n')}`;
+}
+/**
+ * The prompt for one iteration. `loop` is undefined for reference behaviour (no gates, no tag-aware
+ * placeholders needed); then the result is byte for byte the reference's.
+ */
+function buildPrompt(inputs, loop) {
+    const ralph = { name: inputs.name, iteration: String(inputs.iteration) };
+    if (inputs.maxIterations !== undefined)
+        ralph.max_iterations = String(inputs.maxIterations);
+    Object.assign(ralph, loop?.values);
+    const values = { commands: inputs.commandOutputs, args: inputs.userArgs, ralph };
+    const section = (inputs.appendix ?? '') + (loop?.section ?? '');
+    if (inputs.body !== undefined) {
+        const prompt = renderPlaceholders(bodyTemplate(inputs.body), values) + section;
+        return inputs.credit ? prompt + CREDIT_TRAILER : prompt;
+    }
+    if (section === '')
+        return assemblePrompt(inputs.ralphText, values, inputs.credit, inputs.ralphFile);
+    return (assemblePrompt(inputs.ralphText, values, false, inputs.ralphFile) +
+        section +
+        (inputs.credit ? CREDIT_TRAILER : ''));
+}
+
+;// CONCATENATED MODULE: ./src/loop/environment.ts
+
+/** The history a next prompt needs: the last PROGRESS_ENTRIES of `earlier` and `records`. */
+function recentHistory(earlier, ...records) {
+    return [...earlier.slice(-PROGRESS_ENTRIES), ...records].slice(-PROGRESS_ENTRIES);
+}
+
+;// CONCATENATED MODULE: ./src/loop/guard.ts
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const systemClock = {
+    now: () => Date.now(),
+    setTimeout(fn, ms) {
+        const timer = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+        return () => clearTimeout(timer);
+    }
+};
+class LoopGuard {
+    options;
+    controller = new AbortController();
+    cleanups = [];
+    watchingCost = false;
+    trip;
+    constructor(options) {
+        this.options = options;
+        const { clock, signal, deadline, meter } = options;
+        if (signal?.aborted)
+            this.fire('cancelled', clock.now(), 'the run was cancelled');
+        else if (signal) {
+            const onAbort = () => this.fire('cancelled', clock.now(), 'the run was cancelled');
+            signal.addEventListener('abort', onAbort, { once: true });
+            this.cleanups.push(() => signal.removeEventListener('abort', onAbort));
+        }
+        if (deadline !== undefined)
+            this.cleanups.push(clock.setTimeout(() => this.fire('timeout', deadline, 'the total time budget ran out'), deadline - clock.now()));
+        this.cleanups.push(meter.onChange(() => this.checkCost()));
+    }
+    /** Aborts when the run must stop now; pass it to every process the loop starts. */
+    get signal() {
+        return this.controller.signal;
+    }
+    /** Cost is enforced mid-run only while an agent runs (checks and commands cost nothing). */
+    watchCost(on) {
+        this.watchingCost = on;
+        if (on)
+            this.checkCost();
+    }
+    /** The dollar budget is already spent by finished runs, or a request's worst case no longer fits in it. */
+    costSpent() {
+        const max = this.options.maxCostUsd;
+        return (max !== undefined && (this.options.meter.spentUsd() >= max || !!this.options.meter.budgetRefusal?.()));
+    }
+    timeSpent() {
+        const deadline = this.options.deadline;
+        return deadline !== undefined && this.options.clock.now() >= deadline;
+    }
+    /** Waits `ms`, or less when the run must stop (or `also` fires). */
+    sleep(ms, also) {
+        const signals = [this.signal, ...(also ? [also] : [])];
+        return new Promise(resolve => {
+            if (signals.some(s => s.aborted) || ms <= 0)
+                return resolve();
+            const done = () => {
+                cancel();
+                for (const s of signals)
+                    s.removeEventListener('abort', done);
+                resolve();
+            };
+            const cancel = this.options.clock.setTimeout(done, ms);
+            for (const s of signals)
+                s.addEventListener('abort', done, { once: true });
+        });
+    }
+    /** Stops watching (timers, listeners); the signal keeps its state. */
+    dispose() {
+        for (const cleanup of this.cleanups.splice(0))
+            cleanup();
+    }
+    checkCost() {
+        const { maxCostUsd, meter, clock } = this.options;
+        if (!this.watchingCost || maxCostUsd === undefined)
+            return;
+        const refusal = meter.budgetRefusal?.();
+        if (refusal)
+            return this.fire('budget_exhausted', clock.now(), refusal);
+        const total = meter.spentUsd() + meter.runningUsd();
+        if (total >= maxCostUsd)
+            this.fire('budget_exhausted', clock.now(), `the cost ($${total.toFixed(4)}) reached the budget ($${maxCostUsd})`);
+    }
+    fire(cause, at, detail) {
+        if (this.trip)
+            return;
+        this.trip = { cause, at, detail };
+        // A spent budget is killed at once: no grace in which the agent could spend more (or exit slowly, as
+        // gemini does on SIGTERM, ~0.6-1.5 s). A time cap or a cancel keeps the usual SIGTERM grace.
+        const reason = Object.assign(new Error(detail), cause === 'budget_exhausted' ? { killGraceMs: 0 } : {});
+        this.controller.abort(reason);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
@@ -47740,2092 +50145,6 @@ function presetFor(agentArgv, options) {
     return generic;
 }
 
-;// CONCATENATED MODULE: ./src/ralph/types.ts
-// The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
-/** Thrown for bad input (a user's mistake, not our bug): the CLI prints `message` alone, no stack trace. */
-class RalphError extends Error {
-    exitCode;
-    problems;
-    constructor(message, exitCode = 1, problems = []) {
-        super(message);
-        this.exitCode = exitCode;
-        this.problems = problems;
-        this.name = 'RalphError';
-    }
-}
-const FILE_PROBLEMS = {
-    ENOENT: 'no such file or folder',
-    EACCES: 'permission denied',
-    EPERM: 'permission denied',
-    EISDIR: 'it is a folder, not a file',
-    ENOTDIR: 'a part of the path is a file, not a folder',
-    EEXIST: 'it already exists',
-    ENOSPC: 'the disk is full',
-    EROFS: 'the file system is read-only'
-};
-/** A file system error in words ("no such file or folder"), not errno jargon ("ENOENT: …"). */
-function fileProblem(error) {
-    const code = error?.code;
-    if (code !== undefined && FILE_PROBLEMS[code])
-        return FILE_PROBLEMS[code];
-    return error instanceof Error ? error.message : String(error);
-}
-
-;// CONCATENATED MODULE: ./src/ralph/comments.ts
-// HTML comments in the body are notes for humans: the reference removes them before substitution, but keeps
-// the ones inside ``` or ~~~ fences. Its fence detection is a regex, not CommonMark, and we copy the regex:
-// an opening fence may start anywhere (even mid-line); the closing one must start a line (after spaces or
-// tabs) and be at least as long as the opening one.
-const FENCE_OR_COMMENT = /((`{3,}).*?\n[ \t]*\2`*|(~{3,}).*?\n[ \t]*\3~*)|<!--.*?-->/gs;
-/** Removes `<!-- … -->` outside fenced blocks, exactly (no whitespace around it is touched). */
-function stripHtmlComments(body) {
-    return body.replace(FENCE_OR_COMMENT, (_match, fence) => fence ?? '');
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(38815);
-;// CONCATENATED MODULE: ./src/ralph/pystr.ts
-// Python's notion of whitespace, which the reference runtime uses in str.strip() and in `\s` of its regexes.
-// It differs from JavaScript's: Python counts \x1c-\x1f and \x85 as whitespace, JavaScript counts \ufeff.
-/** The characters for which Python's `str.isspace()` is true (identical to `\s` in a Python str regex). */
-const PY_WHITESPACE = '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
-/** Python's `\s` as the body of a JavaScript character class, for building regexes. */
-const PY_WS_CLASS = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const WHITESPACE_CODES = new Set(Array.from(PY_WHITESPACE, c => c.charCodeAt(0)));
-/** Python's `c.isspace()` for one UTF-16 code unit (no whitespace lies outside the BMP). */
-function isPySpace(code) {
-    return WHITESPACE_CODES.has(code);
-}
-/** Python's `s.strip()`. */
-function pyStrip(s) {
-    return pyRstrip(pyLstrip(s));
-}
-/** Python's `s.lstrip()`. */
-function pyLstrip(s) {
-    let start = 0;
-    while (start < s.length && isPySpace(s.charCodeAt(start)))
-        start++;
-    return s.slice(start);
-}
-/** Python's `s.rstrip()`. */
-function pyRstrip(s) {
-    let end = s.length;
-    while (end > 0 && isPySpace(s.charCodeAt(end - 1)))
-        end--;
-    return s.slice(0, end);
-}
-
-;// CONCATENATED MODULE: ./src/ralph/pyvalue.ts
-// What PyYAML's safe_load gives the reference runtime, modelled closely enough to reproduce its messages:
-// the Python type of a value (`got list`) and its repr (`got 'false'`, `invalid timeout: 1.5`).
-/** A Python value with no JavaScript counterpart (date, datetime, bytes, set, tuple): its type name and repr. */
-class PyOpaque {
-    typeName;
-    repr;
-    constructor(typeName, repr) {
-        this.typeName = typeName;
-        this.repr = repr;
-    }
-}
-/** Python's `type(v).__name__`. */
-function pyTypeName(v) {
-    if (v === null)
-        return 'NoneType';
-    switch (typeof v) {
-        case 'boolean':
-            return 'bool';
-        case 'bigint':
-            return 'int';
-        case 'number':
-            return 'float';
-        case 'string':
-            return 'str';
-    }
-    if (Array.isArray(v))
-        return 'list';
-    if (v instanceof Map)
-        return 'dict';
-    return v.typeName;
-}
-/** Python's `repr(v)`. */
-function pyRepr(v) {
-    return reprIn(v, new Set());
-}
-function reprIn(v, open) {
-    if (v === null)
-        return 'None';
-    switch (typeof v) {
-        case 'boolean':
-            return v ? 'True' : 'False';
-        case 'bigint':
-            return v.toString();
-        case 'number':
-            return pyFloatRepr(v);
-        case 'string':
-            return pyStrRepr(v);
-    }
-    if (v instanceof PyOpaque)
-        return v.repr;
-    // A YAML alias can make a structure contain itself; Python prints the inner reference as [...] / {...}.
-    if (open.has(v))
-        return Array.isArray(v) ? '[...]' : '{...}';
-    open.add(v);
-    try {
-        if (Array.isArray(v))
-            return `[${v.map(item => reprIn(item, open)).join(', ')}]`;
-        const entries = [...v].map(([key, value]) => `${reprIn(key, open)}: ${reprIn(value, open)}`);
-        return `{${entries.join(', ')}}`;
-    }
-    finally {
-        open.delete(v);
-    }
-}
-// Python's str.isprintable() is false for these categories (the space character excepted).
-const NOT_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
-/** Python's `repr(s)` for a str. */
-function pyStrRepr(s) {
-    const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-    let out = quote;
-    for (const ch of s) {
-        const code = ch.codePointAt(0);
-        if (ch === quote || ch === '\\')
-            out += '\\' + ch;
-        else if (ch === '\t')
-            out += '\\t';
-        else if (ch === '\n')
-            out += '\\n';
-        else if (ch === '\r')
-            out += '\\r';
-        else if (code < 0x20 || code === 0x7f)
-            out += '\\x' + hex(code, 2);
-        else if (code < 0x7f)
-            out += ch;
-        else if (!NOT_PRINTABLE.test(ch))
-            out += ch;
-        else if (code <= 0xff)
-            out += '\\x' + hex(code, 2);
-        else if (code <= 0xffff)
-            out += '\\u' + hex(code, 4);
-        else
-            out += '\\U' + hex(code, 8);
-    }
-    return out + quote;
-}
-/** Python's `repr(b)` for bytes. */
-function pyBytesRepr(bytes) {
-    const hasSingle = bytes.includes(0x27);
-    const quote = hasSingle && !bytes.includes(0x22) ? '"' : "'";
-    let out = 'b' + quote;
-    for (const b of bytes) {
-        const ch = String.fromCharCode(b);
-        if (ch === quote || ch === '\\')
-            out += '\\' + ch;
-        else if (ch === '\t')
-            out += '\\t';
-        else if (ch === '\n')
-            out += '\\n';
-        else if (ch === '\r')
-            out += '\\r';
-        else if (b < 0x20 || b >= 0x7f)
-            out += '\\x' + hex(b, 2);
-        else
-            out += ch;
-    }
-    return out + quote;
-}
-function hex(n, width) {
-    return n.toString(16).padStart(width, '0');
-}
-/** Python's `repr(x)` for a float: the shortest digits that round-trip, `1e+16`, `1e-05`, `inf`, `nan`. */
-function pyFloatRepr(x) {
-    if (Number.isNaN(x))
-        return 'nan';
-    if (x === Infinity)
-        return 'inf';
-    if (x === -Infinity)
-        return '-inf';
-    if (x === 0)
-        return Object.is(x, -0) ? '-0.0' : '0.0';
-    const sign = x < 0 ? '-' : '';
-    // toExponential() without an argument gives the shortest round-trip digits, like Python's repr.
-    const [mantissa, exponent] = Math.abs(x).toExponential().split('e');
-    const digits = mantissa.replace('.', '');
-    const decpt = Number(exponent) + 1;
-    if (decpt > -4 && decpt <= 16) {
-        if (decpt <= 0)
-            return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
-        if (decpt >= digits.length)
-            return `${sign}${digits}${'0'.repeat(decpt - digits.length)}.0`;
-        return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
-    }
-    const exp = decpt - 1;
-    const frac = digits.length > 1 ? `.${digits.slice(1)}` : '';
-    const expText = String(Math.abs(exp)).padStart(2, '0');
-    return `${sign}${digits[0]}${frac}e${exp < 0 ? '-' : '+'}${expText}`;
-}
-/**
- * Python's `'%.1f' % x`: the exact binary value correctly rounded, an exact tie going to the even digit
- * (`0.25` → `0.2`). JavaScript's toFixed sends ties up, and switches to exponent notation from 1e21.
- */
-function pyFormatFixed1(x) {
-    if (Number.isNaN(x))
-        return 'nan';
-    if (!Number.isFinite(x))
-        return x > 0 ? 'inf' : '-inf';
-    const sign = x < 0 || Object.is(x, -0) ? '-' : '';
-    const a = Math.abs(x);
-    if (a >= 1e21)
-        return `${sign}${BigInt(a).toString()}.0`;
-    const quarters = a * 4;
-    // Only n + 0.25 and n + 0.75 are exact ties at one decimal: a*4 is then an odd integer.
-    if (Number.isInteger(quarters) && quarters % 2 === 1) {
-        const five = BigInt(quarters) * 5n; // tenths * 2, odd
-        let tenths = (five - 1n) / 2n;
-        if (tenths % 2n === 1n)
-            tenths += 1n;
-        return `${sign}${tenths / 10n}.${tenths % 10n}`;
-    }
-    return `${sign}${a.toFixed(1)}`;
-}
-
-;// CONCATENATED MODULE: ./src/ralph/frontmatter.ts
-// Splitting RALPH.md into frontmatter and body, and reading the frontmatter the way the reference does:
-// PyYAML's safe_load, i.e. YAML 1.1 (`credit: no` is false, `010` is 8, `1e3` is a string).
-//
-// The `yaml` package parses (it reports positions), with the failsafe schema so that every scalar reaches
-// us as text; the PyYAML resolution rules and constructors below turn the nodes into Python values.
-
-
-
-
-const DELIMITER = '---';
-const BOM = '\ufeff';
-/** Python's universal newlines (`read_text`): CRLF and lone CR become LF. */
-function normalizeNewlines(text) {
-    return text.replace(/\r\n?/g, '\n');
-}
-/**
- * Splits the file text into frontmatter and body. Newlines are normalised and one leading BOM is dropped first.
- * The first line opens the block when it is `---` (trailing whitespace allowed); the next such line closes it.
- * An indented `---` does not count. Without a closing line the whole file is body.
- */
-function splitFrontmatter(text) {
-    let normalized = normalizeNewlines(text);
-    if (normalized.startsWith(BOM))
-        normalized = normalized.slice(BOM.length);
-    const lines = normalized.split('\n');
-    const noFrontmatter = { yaml: null, yamlStartLine: 0, body: normalized, bodyStartLine: 1 };
-    if (pyRstrip(lines[0]) !== DELIMITER)
-        return noFrontmatter;
-    for (let i = 1; i < lines.length; i++) {
-        if (pyRstrip(lines[i]) === DELIMITER) {
-            return {
-                yaml: lines.slice(1, i).join('\n'),
-                yamlStartLine: 2,
-                body: lines.slice(i + 1).join('\n'),
-                bodyStartLine: i + 2
-            };
-        }
-    }
-    return noFrontmatter;
-}
-/** Where the values of a parsed frontmatter came from, for messages that point at a line. */
-class FrontmatterPositions {
-    nodes = new WeakMap();
-    entries = new WeakMap();
-    items = new WeakMap();
-    /** The position of a list or mapping. */
-    of(value) {
-        return typeof value === 'object' && value !== null ? this.nodes.get(value) : undefined;
-    }
-    /** The position of a mapping's key, and of its value. */
-    entry(dict, key) {
-        return this.entries.get(dict)?.get(key) ?? {};
-    }
-    /** The position of a list's item. */
-    item(list, index) {
-        return this.items.get(list)?.[index];
-    }
-    /** @internal */
-    recordNode(value, pos) {
-        if (pos)
-            this.nodes.set(value, pos);
-    }
-    /** @internal */
-    recordEntry(dict, key, pos) {
-        let map = this.entries.get(dict);
-        if (!map)
-            this.entries.set(dict, (map = new Map()));
-        map.set(key, pos);
-    }
-    /** @internal */
-    recordItems(list, positions) {
-        this.items.set(list, positions);
-    }
-}
-/**
- * Parses RALPH.md text and returns its frontmatter mapping (an empty Map when there is none).
- * Throws RalphError: `FILE:LINE:COLUMN: Invalid YAML in frontmatter: <reason>` (the reference prints a
- * traceback instead: a deliberate difference), or the reference's `Frontmatter must be a YAML mapping, got list`.
- */
-function parseFrontmatter(file, text) {
-    return readFrontmatter(file, text).data;
-}
-/** parseFrontmatter with the positions of every value, for validation messages. */
-function readFrontmatter(file, text) {
-    const split = splitFrontmatter(text);
-    const positions = new FrontmatterPositions();
-    // The reference only parses a non-empty block: `---\n---` is an empty mapping.
-    if (!split.yaml)
-        return { data: new Map(), positions, split };
-    const lineCounter = new dist/* LineCounter */.HN();
-    const doc = (0,dist/* parseDocument */.Tp)(split.yaml, {
-        version: '1.1',
-        schema: 'failsafe',
-        merge: false,
-        uniqueKeys: false,
-        resolveKnownTags: false,
-        prettyErrors: false,
-        lineCounter
-    });
-    const toPos = (offset) => {
-        const { line, col } = lineCounter.linePos(offset);
-        return { line: line + split.yamlStartLine - 1, column: col };
-    };
-    const fail = (offset, reason) => {
-        const pos = toPos(offset);
-        const message = `Invalid YAML in frontmatter: ${reason}`;
-        const problem = { file, line: pos.line, column: pos.column, message, exitCode: 1 };
-        throw new RalphError(`${file}:${pos.line}:${pos.column}: ${message}`, 1, [problem]);
-    };
-    const error = doc.errors[0];
-    if (error)
-        fail(error.pos[0], yamlReason(error.code, error.message));
-    checkAnchors(doc, fail);
-    checkKeylessValues(split.yaml, fail);
-    const data = new PyConstructor(split.yaml, doc, positions, toPos, fail).construct(doc.contents);
-    if (data === null)
-        return { data: new Map(), positions, split };
-    if (!(data instanceof Map)) {
-        const pos = doc.contents?.range ? toPos(doc.contents.range[0]) : undefined;
-        const message = `Frontmatter must be a YAML mapping, got ${pyTypeName(data)}`;
-        throw new RalphError(message, 1, [{ file, ...pos, message, exitCode: 1 }]);
-    }
-    return { data, positions, split };
-}
-// The yaml package's messages are sentences; keep the first line, without its own position suffix.
-function yamlReason(code, message) {
-    if (code === 'MULTIPLE_DOCS')
-        return 'expected a single document, but found another one (a "..." line?)';
-    const first = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    return first.charAt(0).toLowerCase() + first.slice(1);
-}
-// PyYAML refuses an anchor defined twice; the yaml package lets the second one win.
-function checkAnchors(doc, fail) {
-    const seen = new Set();
-    (0,dist/* visit */.YR)(doc, {
-        Node(_key, node) {
-            const anchor = node.anchor;
-            if (!anchor)
-                return;
-            if (seen.has(anchor))
-                fail(node.range?.[0] ?? 0, `found duplicate anchor ${pyStrRepr(anchor)}`);
-            seen.add(anchor);
-        }
-    });
-}
-// PyYAML allows a `:` without a key before it only after an explicit `?`; the yaml package takes the key as
-// empty, so that `a: [x, y]: z` would silently gain a None key.
-function checkKeylessValues(yamlText, fail) {
-    for (const token of new dist/* Parser */.iX().parse(yamlText)) {
-        if (token.type !== 'document')
-            continue;
-        dist/* CST */.DB.visit(token, item => {
-            if (item.key !== null || !item.sep)
-                return;
-            const explicit = 'explicitKey' in item || item.start.some(t => t.type === 'explicit-key-ind');
-            const colon = item.sep.find(t => t.type === 'map-value-ind');
-            if (!explicit && colon)
-                fail(colon.offset, 'mapping values are not allowed here');
-        });
-    }
-}
-// PyYAML's implicit resolvers (resolver.py), tried in this order for plain scalars only.
-const IMPLICIT = [
-    ['bool', /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/],
-    [
-        'float',
-        /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/
-    ],
-    [
-        'int',
-        /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/
-    ],
-    ['merge', /^(?:<<)$/],
-    ['null', /^(?:~|null|Null|NULL|)$/],
-    [
-        'timestamp',
-        /^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$/
-    ],
-    ['value', /^(?:=)$/]
-];
-const YAML_TAG = 'tag:yaml.org,2002:';
-/** PyYAML's SafeConstructor over the yaml package's nodes. */
-class PyConstructor {
-    source;
-    doc;
-    positions;
-    toPos;
-    fail;
-    built = new Map();
-    constructor(source, doc, positions, toPos, fail) {
-        this.source = source;
-        this.doc = doc;
-        this.positions = positions;
-        this.toPos = toPos;
-        this.fail = fail;
-    }
-    construct(node) {
-        if (node === null || node === undefined)
-            return null;
-        if ((0,dist/* isAlias */.Vj)(node)) {
-            const target = node.resolve(this.doc);
-            if (!target)
-                return this.fail(node.range?.[0] ?? 0, `found undefined alias ${node.source}`);
-            return this.construct(target);
-        }
-        const yamlNode = node;
-        if (this.built.has(yamlNode))
-            return this.built.get(yamlNode);
-        const start = yamlNode.range?.[0] ?? 0;
-        if ((0,dist/* isScalar */.jn)(node)) {
-            const value = this.scalar(node, this.tagOf(node), start);
-            this.built.set(yamlNode, value);
-            return value;
-        }
-        if ((0,dist/* isMap */.jh)(node))
-            return this.mapping(node, start);
-        if ((0,dist/* isSeq */.oP)(node))
-            return this.sequence(node, start);
-        return this.fail(start, 'unsupported YAML node');
-    }
-    /** The node's tag as PyYAML resolves it: the explicit one, or the implicit one for plain scalars. */
-    tagOf(node) {
-        const explicit = node.tag;
-        if (explicit && explicit !== '!')
-            return explicit;
-        if ((0,dist/* isScalar */.jn)(node)) {
-            // PyYAML resolves a scalar tagged `!` as if it were plain, quoted or not: `! '12'` is the int 12.
-            if (node.type !== 'PLAIN' && explicit !== '!')
-                return YAML_TAG + 'str';
-            // Python's `$` also matches before a final newline.
-            const source = this.scalarText(node).replace(/\n$/, '');
-            for (const [name, re] of IMPLICIT)
-                if (re.test(source))
-                    return YAML_TAG + name;
-            return YAML_TAG + 'str';
-        }
-        return YAML_TAG + ((0,dist/* isMap */.jh)(node) ? 'map' : 'seq');
-    }
-    scalar(node, tag, start) {
-        const text = this.scalarText(node);
-        switch (tag) {
-            case YAML_TAG + 'str':
-                return text;
-            case YAML_TAG + 'null':
-                return null;
-            case YAML_TAG + 'bool': {
-                const lower = text.toLowerCase();
-                if (['yes', 'true', 'on'].includes(lower))
-                    return true;
-                if (['no', 'false', 'off'].includes(lower))
-                    return false;
-                return this.fail(start, `invalid boolean value ${pyStrRepr(text)}`);
-            }
-            case YAML_TAG + 'int':
-                return constructInt(text) ?? this.fail(start, `invalid int value ${pyStrRepr(text)}`);
-            case YAML_TAG + 'float':
-                return constructFloat(text) ?? this.fail(start, `invalid float value ${pyStrRepr(text)}`);
-            case YAML_TAG + 'timestamp':
-                return constructTimestamp(text) ?? this.fail(start, `invalid timestamp ${pyStrRepr(text)}`);
-            case YAML_TAG + 'binary': {
-                // Like Python's base64.decodebytes, characters outside the alphabet are skipped.
-                const bytes = Buffer.from(text.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
-                return new PyOpaque('bytes', pyBytesRepr(bytes));
-            }
-            default:
-                if ([YAML_TAG + 'map', YAML_TAG + 'seq', YAML_TAG + 'set', YAML_TAG + 'omap'].includes(tag)) {
-                    const kind = tag.endsWith('seq') || tag.endsWith('omap') ? 'sequence' : 'mapping';
-                    return this.fail(start, `expected a ${kind} node, but found scalar`);
-                }
-                return this.fail(start, `could not determine a constructor for the tag ${pyStrRepr(tag)}`);
-        }
-    }
-    /**
-     * The YAML text ends where the closing `---` line starts, so its last line has no line break. PyYAML then
-     * gives a block scalar on that line no final newline (`a: |` + `  x` is 'x'); the yaml package adds one.
-     */
-    scalarText(node) {
-        const text = String(node.source ?? '');
-        return this.blockScalarAtEnd(node) ? text.slice(0, -1) : text;
-    }
-    blockScalarAtEnd(node) {
-        if (node.type !== 'BLOCK_LITERAL' && node.type !== 'BLOCK_FOLDED')
-            return false;
-        if (!String(node.source).endsWith('\n') || !node.range)
-            return false;
-        const src = this.source;
-        const contentEnd = src.replace(/[ \t\n]+$/, '').length;
-        return !src.slice(contentEnd).includes('\n') && node.range[0] < contentEnd && node.range[1] >= contentEnd;
-    }
-    sequence(node, start) {
-        const tag = this.tagOf(node);
-        if (tag === YAML_TAG + 'omap' || tag === YAML_TAG + 'pairs') {
-            const pairs = [];
-            this.built.set(node, pairs);
-            this.positions.recordNode(pairs, this.toPos(start));
-            for (const item of node.items) {
-                const itemStart = item?.range?.[0] ?? start;
-                if (!(0,dist/* isMap */.jh)(item))
-                    return this.fail(itemStart, 'expected a mapping of length 1');
-                if (item.items.length !== 1) {
-                    return this.fail(itemStart, `expected a single mapping item, but found ${item.items.length} items`);
-                }
-                const key = this.construct(item.items[0].key);
-                const value = this.construct(item.items[0].value);
-                pairs.push(new PyOpaque('tuple', `(${pyRepr(key)}, ${pyRepr(value)})`));
-            }
-            return pairs;
-        }
-        if (tag !== YAML_TAG + 'seq')
-            return this.wrongKind(tag, 'sequence', start);
-        const list = [];
-        this.built.set(node, list);
-        this.positions.recordNode(list, this.toPos(start));
-        const itemPositions = [];
-        for (const item of node.items) {
-            const itemNode = item;
-            itemPositions.push(itemNode?.range ? this.toPos(itemNode.range[0]) : undefined);
-            list.push(this.construct(item));
-        }
-        this.positions.recordItems(list, itemPositions);
-        return list;
-    }
-    mapping(node, start) {
-        const tag = this.tagOf(node);
-        if (tag !== YAML_TAG + 'map' && tag !== YAML_TAG + 'set')
-            return this.wrongKind(tag, 'mapping', start);
-        const dict = new Map();
-        this.built.set(node, dict);
-        this.positions.recordNode(dict, this.toPos(start));
-        for (const pair of this.flatten(node)) {
-            const keyNode = pair.key;
-            const valueNode = pair.value;
-            // A plain `=` key is PyYAML's value tag, which flatten_mapping turns into a str.
-            const isValueKey = keyNode !== null && (0,dist/* isScalar */.jn)(keyNode) && this.tagOf(keyNode) === YAML_TAG + 'value';
-            const key = isValueKey ? '=' : this.construct(keyNode);
-            if (!isHashable(key))
-                return this.fail(keyNode?.range?.[0] ?? start, 'found unhashable key');
-            const value = this.construct(valueNode);
-            const existing = equalKey(dict, key);
-            dict.set(existing, value);
-            this.positions.recordEntry(dict, existing, {
-                key: keyNode?.range ? this.toPos(keyNode.range[0]) : undefined,
-                value: valueNode?.range ? this.toPos(valueNode.range[0]) : undefined
-            });
-        }
-        if (tag === YAML_TAG + 'set') {
-            const items = [...dict.keys()].map(key => pyRepr(key));
-            const set = new PyOpaque('set', items.length ? `{${items.join(', ')}}` : 'set()');
-            this.built.set(node, set);
-            return set;
-        }
-        return dict;
-    }
-    wrongKind(tag, found, start) {
-        const name = tag.startsWith(YAML_TAG) ? tag.slice(YAML_TAG.length) : '';
-        if (['str', 'int', 'float', 'bool', 'null', 'timestamp', 'binary'].includes(name)) {
-            return this.fail(start, `expected a scalar node, but found ${found}`);
-        }
-        if (name === 'map' || name === 'set')
-            return this.fail(start, `expected a mapping node, but found ${found}`);
-        if (name === 'seq')
-            return this.fail(start, `expected a sequence node, but found ${found}`);
-        return this.fail(start, `could not determine a constructor for the tag ${pyStrRepr(tag)}`);
-    }
-    /** PyYAML's flatten_mapping: `<<` merges come first, so the mapping's own keys win; earlier merges win. */
-    flatten(node) {
-        const own = [];
-        const merged = [];
-        for (const pair of node.items) {
-            const keyNode = pair.key;
-            if (keyNode && (0,dist/* isScalar */.jn)(keyNode) && this.tagOf(keyNode) === YAML_TAG + 'merge') {
-                const value = this.deref(pair.value);
-                const start = pair.value?.range?.[0] ?? keyNode.range?.[0] ?? 0;
-                if ((0,dist/* isMap */.jh)(value)) {
-                    merged.push(...this.flatten(value));
-                }
-                else if ((0,dist/* isSeq */.oP)(value)) {
-                    const groups = [];
-                    for (const sub of value.items) {
-                        const target = this.deref(sub);
-                        if (!(0,dist/* isMap */.jh)(target))
-                            return this.fail(start, 'expected a mapping for merging');
-                        groups.push(this.flatten(target));
-                    }
-                    for (const group of groups.reverse())
-                        merged.push(...group);
-                }
-                else {
-                    return this.fail(start, 'expected a mapping or list of mappings for merging');
-                }
-            }
-            else {
-                own.push({ key: pair.key, value: pair.value });
-            }
-        }
-        return [...merged, ...own];
-    }
-    deref(node) {
-        return (0,dist/* isAlias */.Vj)(node) ? node.resolve(this.doc) : node;
-    }
-}
-const NUMERIC = ['boolean', 'bigint', 'number'];
-// Python's dict: True, 1 and 1.0 are the same key, and the first spelling of it is kept.
-function equalKey(dict, key) {
-    if (!NUMERIC.includes(typeof key) || dict.has(key))
-        return key;
-    for (const existing of dict.keys()) {
-        // Loose equality across boolean, bigint and number is exactly Python's numeric equality.
-        if (NUMERIC.includes(typeof existing) && existing == key)
-            return existing;
-    }
-    return key;
-}
-function isHashable(value) {
-    if (Array.isArray(value) || value instanceof Map)
-        return false;
-    return !(value instanceof PyOpaque && value.typeName === 'set');
-}
-// construct_yaml_int: underscores dropped; 0b, 0x, leading-0 octal, base-60 with colons.
-function constructInt(text) {
-    let value = pyStrip(text.replace(/_/g, ''));
-    let sign = 1n;
-    if (value.startsWith('-'))
-        sign = -1n;
-    if (value.startsWith('-') || value.startsWith('+'))
-        value = value.slice(1);
-    try {
-        if (value === '0')
-            return 0n;
-        if (value.startsWith('0b'))
-            return sign * BigInt('0b' + value.slice(2));
-        if (value.startsWith('0x'))
-            return sign * BigInt('0x' + value.slice(2));
-        // Python's int(value, 8) also takes an `0o` prefix (only reachable with an explicit !!int).
-        if (value.startsWith('0'))
-            return sign * BigInt('0o' + value.replace(/^0[oO](?=.)/, ''));
-        if (value.includes(':')) {
-            let total = 0n;
-            let base = 1n;
-            for (const part of value.split(':').reverse()) {
-                total += BigInt(part) * base;
-                base *= 60n;
-            }
-            return sign * total;
-        }
-        return /^[0-9]+$/.test(value) ? sign * BigInt(value) : null;
-    }
-    catch {
-        return null;
-    }
-}
-// construct_yaml_float: underscores dropped, .inf/.nan, base-60 with colons, else Python's float().
-function constructFloat(text) {
-    let value = pyStrip(text.replace(/_/g, '').toLowerCase());
-    let sign = 1;
-    if (value.startsWith('-'))
-        sign = -1;
-    if (value.startsWith('-') || value.startsWith('+'))
-        value = value.slice(1);
-    if (value === '.inf')
-        return sign * Infinity;
-    if (value === '.nan' || value === 'nan')
-        return NaN;
-    if (value === 'inf' || value === 'infinity')
-        return sign * Infinity;
-    if (value.includes(':')) {
-        let total = 0;
-        let base = 1;
-        for (const part of value.split(':').reverse()) {
-            total += Number(part) * base;
-            base *= 60;
-        }
-        return sign * total;
-    }
-    if (!/^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?$/.test(value))
-        return null;
-    return sign * Number(value);
-}
-const TIMESTAMP = /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?)?$/;
-// construct_yaml_timestamp: a datetime.date, or a datetime.datetime (tz-aware with an offset or Z).
-function constructTimestamp(text) {
-    const m = TIMESTAMP.exec(text);
-    if (!m)
-        return null;
-    const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-    if (month < 1 || month > 12)
-        return null;
-    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-    if (year < 1 || day < 1 || day > daysInMonth)
-        return null;
-    if (m[4] === undefined)
-        return new PyOpaque('date', `datetime.date(${year}, ${month}, ${day})`);
-    const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6])];
-    if (hour > 23 || minute > 59 || second > 59)
-        return null;
-    const micro = m[7] ? Number(m[7].slice(0, 6).padEnd(6, '0')) : 0;
-    const fields = [year, month, day, hour, minute];
-    if (micro)
-        fields.push(second, micro);
-    else if (second)
-        fields.push(second);
-    let tz = '';
-    if (m[9]) {
-        let seconds = (Number(m[10]) * 60 + Number(m[11] ?? 0)) * 60;
-        if (m[9] === '-')
-            seconds = -seconds;
-        if (seconds <= -86400 || seconds >= 86400)
-            return null;
-        tz = seconds === 0 ? 'datetime.timezone.utc' : `datetime.timezone(${timedeltaRepr(seconds)})`;
-    }
-    else if (m[8]) {
-        tz = 'datetime.timezone.utc';
-    }
-    const args = fields.join(', ') + (tz ? `, tzinfo=${tz}` : '');
-    return new PyOpaque('datetime', `datetime.datetime(${args})`);
-}
-function timedeltaRepr(seconds) {
-    const days = Math.floor(seconds / 86400);
-    const rest = seconds - days * 86400;
-    const parts = [];
-    if (days)
-        parts.push(`days=${days}`);
-    if (rest)
-        parts.push(`seconds=${rest}`);
-    return `datetime.timedelta(${parts.join(', ')})`;
-}
-
-;// CONCATENATED MODULE: ./src/ralph/shlex.ts
-// Python's shlex.split / shlex.quote, which the reference runtime uses for `agent:` and `run:` strings.
-// A port of the state machine in CPython's shlex.read_token for posix=True, whitespace_split=True and no
-// comment characters: only the behaviour, so that argv and error messages match the reference exactly.
-/** Raised where Python's shlex raises ValueError; `message` is Python's text. */
-class ShlexError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'ShlexError';
-    }
-}
-// shlex's whitespace is ASCII only: a non-breaking space is part of a word.
-const WHITESPACE = ' \t\r\n';
-const QUOTES = `'"`;
-const ESCAPE = '\\';
-// Inside these quotes a backslash escapes (only the quote itself or a backslash, as in POSIX shells).
-const ESCAPED_QUOTES = '"';
-/** Python's `shlex.split(s)` (posix mode, comments off). Throws ShlexError like Python's ValueError. */
-function shlex_shlexSplit(s) {
-    const tokens = [];
-    let pos = 0;
-    // Between tokens ' ', inside a word 'a', inside quotes the quote char, after a backslash '\\'.
-    let state = ' ';
-    while (state !== 'eof') {
-        let token = '';
-        let quoted = false;
-        let escapedState = ' ';
-        let done = false;
-        while (!done) {
-            const ch = pos < s.length ? s[pos++] : '';
-            if (state === ' ') {
-                if (ch === '') {
-                    state = 'eof';
-                    done = true;
-                }
-                else if (WHITESPACE.includes(ch)) {
-                    continue;
-                }
-                else if (ch === ESCAPE) {
-                    escapedState = 'a';
-                    state = ch;
-                }
-                else if (QUOTES.includes(ch)) {
-                    state = ch;
-                }
-                else {
-                    token = ch;
-                    state = 'a';
-                }
-            }
-            else if (QUOTES.includes(state)) {
-                quoted = true;
-                if (ch === '')
-                    throw new ShlexError('No closing quotation');
-                if (ch === state) {
-                    state = 'a';
-                }
-                else if (ch === ESCAPE && ESCAPED_QUOTES.includes(state)) {
-                    escapedState = state;
-                    state = ch;
-                }
-                else {
-                    token += ch;
-                }
-            }
-            else if (state === ESCAPE) {
-                if (ch === '')
-                    throw new ShlexError('No escaped character');
-                if (QUOTES.includes(escapedState) && ch !== state && ch !== escapedState)
-                    token += state;
-                token += ch;
-                state = escapedState;
-            }
-            else {
-                // state 'a': inside a word
-                if (ch === '') {
-                    state = 'eof';
-                    done = true;
-                }
-                else if (WHITESPACE.includes(ch)) {
-                    state = ' ';
-                    done = true;
-                }
-                else if (QUOTES.includes(ch)) {
-                    state = ch;
-                }
-                else if (ch === ESCAPE) {
-                    escapedState = 'a';
-                    state = ch;
-                }
-                else {
-                    token += ch;
-                }
-            }
-        }
-        // An empty token counts only if it was quoted ('' or "").
-        if (token !== '' || quoted)
-            tokens.push(token);
-    }
-    return tokens;
-}
-// Python: re.compile(r'[^\w@%+=:,./-]', re.ASCII)
-const UNSAFE = /[^\w@%+=:,./-]/;
-/** Python's `shlex.quote(s)`: `''` for empty, unchanged when only safe characters, else single-quoted. */
-function shlexQuote(s) {
-    if (s === '')
-        return "''";
-    if (!UNSAFE.test(s))
-        return s;
-    return "'" + s.replace(/'/g, `'"'"'`) + "'";
-}
-
-;// CONCATENATED MODULE: ./src/ralph/render.ts
-// Turning the RALPH.md body into the prompt, byte for byte as the reference does (engine._assemble_prompt):
-// strip, remove HTML comments, strip, substitute placeholders in one pass, append the credit trailer.
-
-
-
-
-
-const NAME = '[a-zA-Z0-9_-]+';
-/**
- * `{{ kind.name }}` for the three kinds. Whitespace (Python's `\s`: newlines and tabs too) is allowed after
- * `{{` and before `}}`, none around the dot. Kinds are lowercase. Groups: 1 = kind, 2 = name.
- */
-const PLACEHOLDER_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*(commands|args|ralph)\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
-const ARGS_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*args\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
-/** Appended verbatim after substitution when `credit` is on (no trailing newline). */
-const CREDIT_TRAILER = '\n\n---\n\n' +
-    'IMPORTANT: When you make any git commits, include the following trailer ' +
-    'at the end of your commit message:\n\n' +
-    'Co-authored-by: Ralphify <noreply@ralphify.co>';
-/**
- * Fills placeholders in a single pass: inserted values are never scanned again. A known kind with an unknown
- * name becomes '' (`{{ args.nope }}`); anything else (`{{ env.X }}`, `{{ commands }}`) stays literal.
- */
-function renderPlaceholders(template, values) {
-    return template.replace(PLACEHOLDER_RE, (_m, kind, name) => lookup(values[kind], name));
-}
-/**
- * Puts arg values into a command's `run` string before it is shell-split: each `{{ args.x }}` becomes the
- * shlex-quoted value, so any value is one argv token; an arg that was not given becomes nothing (not '').
- * `{{ commands.x }}` and `{{ ralph.x }}` are left as they are, like the reference.
- */
-function resolveArgsInRun(run, args) {
-    return run.replace(ARGS_RE, (_m, name) => (Object.hasOwn(args, name) ? shlexQuote(args[name]) : ''));
-}
-/** A command's argv: args resolved into `run`, then split like Python's shlex.split (throws ShlexError). */
-function commandArgv(run, args) {
-    return shlexSplit(resolveArgsInRun(run, args));
-}
-/** The reference runs a command from the ralph's folder when its arg-resolved `run` starts with `./`. */
-function runsFromRalphDir(resolvedRun) {
-    return pyLstrip(resolvedRun).startsWith('./');
-}
-/** The body as a template: stripped, HTML comments removed, stripped again (Python's whitespace rules). */
-function promptTemplate(text) {
-    return pyStrip(stripHtmlComments(pyStrip(splitFrontmatter(text).body)));
-}
-/** The last RALPH.md text whose frontmatter parsed, and its template (see {@link ralphTemplate}). */
-let lastParsed;
-/**
- * RALPH.md as re-read now, as a template: like the reference, the frontmatter is parsed again (broken YAML
- * throws RalphError) but only the body is used. Parsing is a pure function of the text, so the last text
- * that parsed is remembered: a loop re-reading an unchanged file skips the YAML parse (a text that fails
- * is never remembered, so it fails every time).
- */
-function ralphTemplate(text, file = 'RALPH.md') {
-    if (lastParsed !== undefined && lastParsed.text === text && lastParsed.file === file)
-        return lastParsed.template;
-    parseFrontmatter(file, text);
-    const template = promptTemplate(text);
-    lastParsed = { file, text, template };
-    return template;
-}
-/**
- * The prompt for one iteration from RALPH.md as re-read now. Like the reference, the frontmatter is parsed
- * again (broken YAML throws RalphError and so fails the iteration) but only the body is used.
- */
-function assemblePrompt(text, values, credit, file = 'RALPH.md') {
-    const prompt = renderPlaceholders(ralphTemplate(text, file), values);
-    return credit ? prompt + CREDIT_TRAILER : prompt;
-}
-/** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
-// Byte-identical to ralphify (prompts and the CLI's log): the reports' padded, ms-based formatDuration is loop/overview.ts.
-function formatDuration(seconds) {
-    const tenths = pyFormatFixed1(seconds);
-    if (Number(tenths) < 60)
-        return `${tenths}s`;
-    // Round half up on the total, as the reference does (int(seconds + 0.5)).
-    const total = Math.trunc(seconds + 0.5);
-    const minutes = Math.floor(total / 60);
-    if (minutes < 60)
-        return `${minutes}m ${total % 60}s`;
-    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
-}
-/** Appended to a command's output when it ran out of time (the dash is an em dash, U+2014). */
-function timeoutMarker(name, timeoutSeconds) {
-    return `\n\n[Command '${name}' timed out after ${formatDuration(timeoutSeconds)} — output may be incomplete]`;
-}
-function lookup(table, name) {
-    return table !== undefined && Object.hasOwn(table, name) ? table[name] : '';
-}
-
-;// CONCATENATED MODULE: ./src/ralph/args.ts
-// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
-// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
-
-
-
-
-const NAME_RE = /^[a-zA-Z0-9_-]+$/;
-const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
-/**
- * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
- * order, skipping names already set by a flag; a bare `--` makes every later token positional.
- * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
- */
-function parseUserArgs(tokens, declared) {
-    // No prototype: an arg may be called `__proto__` or `constructor`.
-    const result = Object.create(null);
-    let positionalIndex = 0;
-    let flagsEnded = false;
-    for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i];
-        if (!flagsEnded && token === '--') {
-            flagsEnded = true;
-            continue;
-        }
-        if (!flagsEnded && token.startsWith('--')) {
-            const rest = token.slice(2);
-            let name;
-            let value;
-            const eq = rest.indexOf('=');
-            if (eq >= 0) {
-                name = rest.slice(0, eq);
-                value = rest.slice(eq + 1);
-            }
-            else {
-                name = rest;
-                if (i + 1 >= tokens.length)
-                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
-                value = tokens[++i];
-            }
-            if (!NAME_RE.test(name)) {
-                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
-            }
-            result[name] = value;
-            continue;
-        }
-        if (declared.length === 0) {
-            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
-                `Use --name value syntax or add 'args: [...]' to your RALPH.md.` +
-                (/^-[^-]/.test(token)
-                    ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.`
-                    : ''), 2);
-        }
-        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
-            positionalIndex++;
-        }
-        if (positionalIndex >= declared.length) {
-            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
-        }
-        result[declared[positionalIndex]] = token;
-        positionalIndex++;
-    }
-    return result;
-}
-/**
- * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
- * prompt, a command or a check). Undefined when the file does not parse: loading it reports that itself.
- */
-function argsRead(file, text) {
-    try {
-        const names = new Set();
-        const { data, split } = readFrontmatter(file, text);
-        const declared = data.get('args');
-        if (declared !== undefined && declared !== null && !Array.isArray(declared))
-            return undefined;
-        for (const name of declared ?? [])
-            if (typeof name === 'string')
-                names.add(name);
-        // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
-        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
-            if (m[1] === 'args')
-                names.add(m[2]);
-        return [...names];
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ralph/duration.ts
-// Durations as people write them, for the CLI's --max-time and the action's time inputs: a number, or a
-// number with a unit (90s, 2m, 1h). What a bare number means is the caller's: seconds on the CLI (as
-// ralphify's --timeout), minutes in the action (as a job's timeout-minutes).
-const UNIT_SECONDS = { s: 1, sec: 1, m: 60, min: 60, h: 3600 };
-/** `90s`, `45m`, `2h`, `1.5` (in `bare` units) → seconds; undefined when it is not a positive duration. */
-function duration_parseDuration(value, bare) {
-    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim());
-    if (!m)
-        return undefined;
-    const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? bare).toLowerCase()];
-    return seconds > 0 ? seconds : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/text/closest.ts
-// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
-/** Edits (insert, delete, replace) that turn `a` into `b`. */
-function editDistance(a, b) {
-    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-        const next = [i];
-        for (let j = 1; j <= b.length; j++)
-            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        row = next;
-    }
-    return row[b.length];
-}
-/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
-function closest_closest(typed, known, most = 2) {
-    let best;
-    for (const word of known) {
-        const edits = editDistance(typed, word);
-        if (edits <= most && (!best || edits < best.edits))
-            best = { word, edits };
-    }
-    return best?.word;
-}
-
-;// CONCATENATED MODULE: ./src/ralph/resolve.ts
-// From what the user typed (`ralph run <path>`) to a RALPH.md, as the reference resolves it
-// (cli._resolve_ralph_paths): a folder, a file named RALPH.md, or the name of an installed ralph.
-
-
-
-
-const RALPH_MARKER = 'RALPH.md';
-/** Installed ralphs live in `<project>/.agents/ralphs/<name>/` and `~/.agents/ralphs/<name>/`. */
-const INSTALLED_RALPHS_DIR = '.agents/ralphs';
-/**
- * Resolves `pathArg` against `cwd` (the project root): an existing folder means `<folder>/RALPH.md`; an
- * existing file must be named RALPH.md; otherwise `.agents/ralphs/<name>/RALPH.md` in `cwd`, then in `home`.
- * Throws RalphError (exit 1) with the reference's messages.
- */
-function resolveRalphPath(pathArg, opts) {
-    const typed = purePath(pathArg);
-    const onDisk = (p) => (p.startsWith('/') ? p : `${opts.cwd.replace(/\/+$/, '')}/${p}`);
-    let dir;
-    let file;
-    let installed;
-    if (isDirectory(onDisk(typed))) {
-        dir = typed;
-        file = joinPure(typed, RALPH_MARKER);
-    }
-    else if (isFile(onDisk(typed)) && baseName(typed) === RALPH_MARKER) {
-        dir = parentPure(typed);
-        file = typed;
-    }
-    else {
-        const bases = [
-            ['project', joinPure(purePath(opts.cwd), INSTALLED_RALPHS_DIR)],
-            ['home', joinPure(purePath(opts.home), INSTALLED_RALPHS_DIR)]
-        ];
-        const found = bases.find(([, base]) => isFile(joinPure(joinPure(base, pathArg), RALPH_MARKER)));
-        if (!found) {
-            const near = nearestRalph(typed, onDisk, opts);
-            throw new RalphError(`'${pathArg}' is not a directory, ${RALPH_MARKER} file, or installed ralph.` +
-                (near ? ` Did you mean '${near}'?` : ''));
-        }
-        dir = joinPure(found[1], pathArg);
-        file = joinPure(dir, RALPH_MARKER);
-        installed = { resolvedFrom: found[0], notice: `Resolved: ${file}` };
-    }
-    if (!exists(onDisk(file)))
-        throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
-    return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed };
-}
-/** A ralph near what was typed: a sibling folder holding a RALPH.md, or an installed ralph, a typo away. */
-function nearestRalph(typed, onDisk, opts) {
-    const parent = parentPure(typed);
-    let siblings = [];
-    try {
-        siblings = external_node_fs_default().readdirSync(onDisk(parent))
-            .filter(name => isFile(onDisk(joinPure(joinPure(parent, name), RALPH_MARKER))));
-    }
-    catch {
-        // no such folder: only the installed ralphs are near
-    }
-    const sibling = closest_closest(baseName(typed), siblings);
-    if (sibling)
-        return parent === '.' ? sibling : joinPure(parent, sibling);
-    return parent === '.' ? closest_closest(typed, listInstalledRalphs(opts.cwd, opts.home)) : undefined;
-}
-/** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */
-function listInstalledRalphs(cwd, home) {
-    const names = new Set();
-    for (const root of [cwd, home]) {
-        const base = external_node_path_default().join(root, INSTALLED_RALPHS_DIR);
-        let entries;
-        try {
-            entries = external_node_fs_default().readdirSync(base);
-        }
-        catch {
-            continue;
-        }
-        for (const name of entries) {
-            if (isFile(external_node_path_default().join(base, name, RALPH_MARKER)))
-                names.add(name);
-        }
-    }
-    return [...names].sort();
-}
-// pathlib.PurePosixPath's string form: `.` parts and repeated or trailing slashes dropped, `..` kept,
-// a leading `//` (and only exactly two) kept.
-function purePath(p) {
-    const root = p.startsWith('//') && !p.startsWith('///') ? '//' : p.startsWith('/') ? '/' : '';
-    const parts = p.split('/').filter(part => part !== '' && part !== '.');
-    const joined = root + parts.join('/');
-    return joined === '' ? '.' : joined;
-}
-// pathlib's `a / b`: an absolute `b` replaces `a`.
-function joinPure(a, b) {
-    if (b.startsWith('/'))
-        return purePath(b);
-    if (a === '.')
-        return purePath(b);
-    return purePath(`${a}/${b}`);
-}
-function parentPure(p) {
-    const slash = p.lastIndexOf('/');
-    if (slash < 0)
-        return '.';
-    const parent = p.slice(0, slash);
-    return parent === '' || parent === '/' ? p.slice(0, slash + 1) : parent;
-}
-function baseName(p) {
-    if (p === '.' || p === '/' || p === '//')
-        return '';
-    return p.slice(p.lastIndexOf('/') + 1);
-}
-function isDirectory(p) {
-    try {
-        return external_node_fs_default().statSync(p).isDirectory();
-    }
-    catch {
-        return false;
-    }
-}
-function isFile(p) {
-    try {
-        return external_node_fs_default().statSync(p).isFile();
-    }
-    catch {
-        return false;
-    }
-}
-function exists(p) {
-    return external_node_fs_default().existsSync(p);
-}
-function realPath(p) {
-    try {
-        return external_node_fs_default().realpathSync(p);
-    }
-    catch {
-        return external_node_path_default().resolve(p);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ralph/arg-words.ts
-// `{{ args.X }}` in a command's `run` becomes the value, shell-quoted, before `run` is split into words: so
-// any value is exactly one word, but only where the placeholder is a word of its own. Inside a larger word,
-// and above all inside the author's quotes (`bash -c 'echo {{ args.x }}'`), the value's quoting and the
-// author's combine, and a value can close the author's quotes and go on as a script. The reference does the
-// same, so `ralph run` keeps it; `validate` warns, and the action refuses such a ralph for runs whose values
-// come from a comment, a label or a pull request. The safe ways: a word of its own, or the environment.
-
-const arg_words_WHITESPACE = new Set([' ', '\t', '\r', '\n']);
-/** The variable a command finds an arg's value in: `RALPH_ARG_FOCUS` for `focus`, `RALPH_ARG_A_B` for `a-b`. */
-const argEnvName = (name) => `RALPH_ARG_${name.toUpperCase().replace(/-/g, '_')}`;
-/** Every command gets each arg's value in its environment, besides where `run` places it. */
-function argEnvironment(args) {
-    return Object.fromEntries(Object.entries(args).map(([name, value]) => [argEnvName(name), value]));
-}
-/**
- * The arg placeholders of `run` that are not a word of their own (glued to other characters, or inside
- * quotes), in order. Words are found as shlex's POSIX mode finds them: quotes and backslashes, split at
- * blanks.
- */
-function argsInsideWords(run) {
-    const found = [];
-    const placeholders = new Map();
-    for (const m of run.matchAll(PLACEHOLDER_RE))
-        if (m[1] === 'args')
-            placeholders.set(m.index ?? 0, m);
-    let quote;
-    let inWord = false;
-    for (let i = 0; i < run.length; i++) {
-        const m = placeholders.get(i);
-        if (m) {
-            const end = i + m[0].length;
-            const glued = quote !== undefined || inWord || (end < run.length && !arg_words_WHITESPACE.has(run[end]));
-            if (glued)
-                found.push({ name: m[2], placeholder: m[0] });
-            inWord = true;
-            i = end - 1;
-            continue;
-        }
-        const ch = run[i];
-        if (quote === "'") {
-            if (ch === "'")
-                quote = undefined;
-        }
-        else if (quote === '"') {
-            if (ch === '\\')
-                i++;
-            else if (ch === '"')
-                quote = undefined;
-        }
-        else if (arg_words_WHITESPACE.has(ch)) {
-            inWord = false;
-        }
-        else {
-            inWord = true;
-            if (ch === '\\')
-                i++;
-            else if (ch === "'" || ch === '"')
-                quote = ch;
-        }
-    }
-    return found;
-}
-
-;// CONCATENATED MODULE: ./src/ralph/which.ts
-// The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
-
-
-;// CONCATENATED MODULE: ./src/ralph/programs.ts
-// Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
-// line, instead of after the agent has run (and been paid for).
-
-
-
-
-
-
-// bash's keywords and builtins (`compgen -k; compgen -b`): a gate may start with one, and none is a file.
-const BASH_WORDS = new Set(('if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc ' +
-    '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs ' +
-    'disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local ' +
-    'logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend ' +
-    'test times trap true type typeset ulimit umask unalias unset wait').split(' '));
-/** Characters after which a gate's words are bash's to expand: its programs cannot be known beforehand. */
-const EXPANDS = /[$`'"\\*?[\]{}~()<>=]/;
-/**
- * The programs a gate's bash line starts, where that can be known without running bash: the first word of
- * each simple command (after `NAME=value` assignments). Lines with quoting or expansions yield only their
- * first command's program; keywords, builtins and paths (the agent may be asked to write them) are left out.
- */
-function gatePrograms(run) {
-    const simple = !/[$`'"\\(){}<>]/.test(run);
-    const segments = simple ? run.split(/&&|\|\||[;|&\n]/) : [run.split(/&&|\|\||[;|&\n]/)[0]];
-    const programs = [];
-    for (const segment of segments) {
-        const words = segment.trim().split(/\s+/);
-        while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]))
-            words.shift();
-        const word = words[0];
-        if (!word || EXPANDS.test(word) || /^-|\//.test(word) || BASH_WORDS.has(word))
-            continue;
-        if (!programs.includes(word))
-            programs.push(word);
-    }
-    return programs;
-}
-/** The program a `commands:` entry starts (its args filled in), and the folder a relative one is found in. */
-function commandProgram(run, userArgs, dirs) {
-    const runString = resolveArgsInRun(run, userArgs);
-    let argv;
-    try {
-        argv = shlex_shlexSplit(runString);
-    }
-    catch {
-        return undefined; // the run itself reports the syntax, as the reference does
-    }
-    if (argv.length === 0)
-        return undefined;
-    return {
-        program: argv[0],
-        cwd: runsFromRalphDir(runString) ? dirs.ralphDir : dirs.projectRoot,
-        runString
-    };
-}
-/**
- * Whether `program` can be found: a bare name on PATH (executable), a path as a file relative to `cwd`.
- * A file that exists but is not executable counts as found: running it gives the precise error.
- */
-function programFound(program, cwd, searchPath) {
-    if (!program.includes('/'))
-        return which(program, { cwd, path: searchPath }) !== null;
-    try {
-        return external_node_fs_default().statSync(program.startsWith('/') ? program : `${cwd.replace(/\/+$/, '')}/${program}`).isFile();
-    }
-    catch {
-        return false;
-    }
-}
-/** The reference's message for a command whose program is missing (it says so when the command runs). */
-const commandNotFound = (name, runString) => `Command '${name}' binary not found: ${pyStrRepr(runString)}. Check the 'commands' field in your ${RALPH_MARKER} frontmatter.`;
-/** The problem with a `commands:` entry whose program cannot be found, or undefined. */
-function programs_missingCommandProgram(command, userArgs, dirs, searchPath) {
-    const found = commandProgram(command.run, userArgs, dirs);
-    if (found && !programFound(found.program, found.cwd, searchPath))
-        return commandNotFound(command.name, found.runString);
-    return undefined;
-}
-/** The problem with a gate whose program cannot be found (bash would say "command not found"), or undefined. */
-function programs_missingGateProgram(check, cwd, searchPath) {
-    const program = gatePrograms(check.run).find(p => !programFound(p, cwd, searchPath));
-    if (program === undefined)
-        return undefined;
-    const command = check.run === check.name ? '' : ` (its command: ${check.run})`;
-    return `Check '${check.name}' cannot run: '${program}' is not on PATH${command}. Install it, or fix the check.`;
-}
-/** The problem with an agent whose program cannot be found, in the reference's words, or undefined. */
-function programs_missingAgentProgram(agentArgv, cwd, searchPath) {
-    const program = agentArgv[0];
-    if (program === undefined || which(program, { cwd, path: searchPath }))
-        return undefined;
-    return `Agent command '${program}' not found on PATH.`;
-}
-
-;// CONCATENATED MODULE: ./src/ralph/protect.ts
-// The protected-paths setting (`protected:` in RALPH.md, the action's `protected-paths`): `auto`, `none`, or globs
-// relative to the repository's top, `auto` possibly among them. What they protect is decided in loop/protected.ts.
-/** The setting as given: `auto` (default), `none`, or globs (where `auto` may be one of them). */
-function parseProtectSetting(words) {
-    const list = words.map(word => word.trim()).filter(word => word !== '');
-    if (list.length === 0)
-        return ['auto'];
-    if (list.includes('none') && list.length > 1)
-        return { problem: "'none' turns protection off and cannot be listed with other globs" };
-    for (const glob of list) {
-        if (glob === 'auto' || glob === 'none')
-            continue;
-        if (glob.startsWith('/') || glob.split('/').includes('..'))
-            return {
-                problem: `'${glob}' must be a path inside the repository, relative to its top (no leading / or ..)`
-            };
-        if (/[\n\r\0]/.test(glob))
-            return { problem: `a glob holds a line break or a NUL` };
-    }
-    return list;
-}
-
-;// CONCATENATED MODULE: ./src/ralph/tree-file.ts
-// A ralph's own files (RALPH.md, the guardrails file) live in the work tree, which is the agent's: between
-// two reads it may swap one for a link (to /proc/self/environ: the action's whole environment into the next
-// prompt and the record; to a root-only file) or a FIFO (whose read blocks the event loop and every budget
-// timer). So the path is pinned before any agent runs, and each read opens exactly that file: no link in any
-// of its folders, none as the file itself (O_NOFOLLOW), nothing but a regular file (fstat of the opened fd).
-
-
-/** Bytes read of a ralph's file at most: a prompt file larger than this is not a prompt. */
-const TREE_FILE_MAX_BYTES = 4 * 1024 * 1024;
-/** Why a file of the work tree was not read; `code` ENOENT when it is just not there. */
-class TreeFileError extends Error {
-    file;
-    reason;
-    code;
-    constructor(file, reason, code) {
-        super(`${file} ${reason}`);
-        this.file = file;
-        this.reason = reason;
-        this.code = code;
-        this.name = 'TreeFileError';
-    }
-}
-/**
- * The real path of `file` as it is now (before any agent ran): the file's own when it exists, else its
- * nearest existing folder's plus the rest. Read later with readTreeFile, it is that file or nothing.
- * A file of the work tree `tree` must stay in it after its links, and out of its `.git`: a link committed by an
- * earlier run's agent (on a branch this run continues) is the agent's as much as one it makes now.
- */
-function pinTreeFile(file, tree) {
-    const pinned = realPathOf(external_node_path_default().resolve(file));
-    if (tree === undefined || !isInside(external_node_path_default().resolve(file), external_node_path_default().resolve(tree)))
-        return pinned;
-    const realTree = realPathOf(external_node_path_default().resolve(tree));
-    if (!isInside(pinned, realTree) || isInside(pinned, external_node_path_default().join(realTree, '.git')))
-        throw new TreeFileError(file, `leads through a link to ${pinned}, outside the work tree or inside its .git: the action follows no link of the work tree`);
-    return pinned;
-}
-function realPathOf(abs) {
-    try {
-        return (0,external_node_fs_.realpathSync)(abs);
-    }
-    catch {
-        const parent = external_node_path_default().dirname(abs);
-        return parent === abs ? abs : external_node_path_default().join(realPathOf(parent), external_node_path_default().basename(abs));
-    }
-}
-/** Whether the absolute path `child` is `parent` or below it. */
-const isInside = (child, parent) => {
-    const rel = external_node_path_default().relative(parent, child);
-    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
-};
-/** Throws unless every folder on the way to `file` is a folder and not a link (the file itself: O_NOFOLLOW). */
-function checkFolders(file) {
-    const parts = external_node_path_default().resolve(file).split((external_node_path_default()).sep).filter(Boolean);
-    let at = (external_node_path_default()).sep;
-    for (const part of parts.slice(0, -1)) {
-        at = external_node_path_default().join(at, part);
-        let stat;
-        try {
-            stat = (0,external_node_fs_.lstatSync)(at);
-        }
-        catch (error) {
-            const code = error.code;
-            throw new TreeFileError(file, code === 'ENOENT' ? 'does not exist' : `cannot be reached (${code})`, code);
-        }
-        if (stat.isSymbolicLink())
-            throw new TreeFileError(file, `is reached through a symbolic link (${at}): the action follows no link of the work tree`);
-        if (!stat.isDirectory())
-            throw new TreeFileError(file, `cannot be reached: ${at} is not a folder`, 'ENOTDIR');
-    }
-}
-/**
- * The bytes of the regular file at `file` (a pinned path), opened without following a link anywhere on its
- * way and without blocking (a FIFO is refused, not waited on). Throws TreeFileError naming why not.
- */
-function readTreeFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
-    checkFolders(file);
-    return readRegularFile(file, maxBytes);
-}
-/**
- * The bytes of `file` if it is a regular file and not a link (O_NOFOLLOW: not even one that stays inside the
- * project), opened without blocking. Its folders are followed (their containment is the caller's check).
- * Throws TreeFileError naming why not.
- */
-function readRegularFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK | external_node_fs_.constants.O_NOCTTY);
-    }
-    catch (error) {
-        const code = error.code;
-        if (code === 'ELOOP')
-            throw new TreeFileError(file, 'is a symbolic link: the action follows no link of the work tree', code);
-        if (code === 'ENOENT')
-            throw new TreeFileError(file, 'does not exist', code);
-        throw new TreeFileError(file, `cannot be opened (${code ?? error.message})`, code);
-    }
-    try {
-        const stat = (0,external_node_fs_.fstatSync)(fd);
-        if (!stat.isFile())
-            throw new TreeFileError(file, 'is not a regular file (a FIFO, a device, a socket or a folder): it is not read');
-        if (stat.size > maxBytes)
-            throw new TreeFileError(file, `is larger than ${maxBytes} bytes (${stat.size}): it is not read`);
-        const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
-        let length = 0;
-        for (;;) {
-            const n = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
-            if (n === 0)
-                break;
-            length += n;
-            if (length === buffer.length)
-                throw new TreeFileError(file, `grew while it was read (past ${stat.size} bytes): it is not read`);
-        }
-        return buffer.subarray(0, length);
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ralph/validate.ts
-// Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
-// order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// checks_parallel, completion_tag, guardrails, presets, setup, verify) are checked last: a ralph the reference accepts fails here only because of them.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** The reference's default command timeout, in seconds. */
-const DEFAULT_COMMAND_TIMEOUT = 60;
-/** Our default check timeout, in seconds. */
-const DEFAULT_CHECK_TIMEOUT = 600;
-/**
- * Reads and validates RALPH.md (or the RALPH.md inside a folder). Throws RalphError with the first problem,
- * its message verbatim as the reference prints it, and every problem found in `problems`.
- */
-function loadRalph(file, opts) {
-    const { ralph, problems, fatal } = inspectRalph(file, opts);
-    if (fatal)
-        throw fatal;
-    if (!ralph) {
-        const first = problems[0];
-        throw new RalphError(first.message, first.exitCode, problems);
-    }
-    return ralph;
-}
-/** Every problem in the ralph, first the one the reference would report; [] when it is valid. */
-function validateRalph(file, opts) {
-    return inspectRalph(file, opts).problems;
-}
-/** The problems (as validateRalph) and the warnings: what `validate` prints. */
-function lintRalph(file, opts) {
-    const { problems, warnings } = inspectRalph(file, opts);
-    return { problems, warnings: warnings ?? [] };
-}
-/** Every key a runtime reads: ralphify's, then ours. */
-const KNOWN_KEYS = [
-    'agent',
-    'commands',
-    'args',
-    'credit',
-    'checks',
-    'checks_parallel',
-    'completion_tag',
-    'guardrails',
-    'presets',
-    'protected',
-    'setup',
-    'verify'
-];
-/** Args the action fills for a run on an issue (or a review), whether the ralph declares them or not. */
-const ACTION_ARGS = ['task', 'task_file', 'review', 'review_file'];
-/** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
-function unknownKeys(file, fm, positions) {
-    const found = [];
-    for (const key of fm.keys()) {
-        const name = String(key);
-        if (KNOWN_KEYS.includes(name))
-            continue;
-        const meant = closest_closest(name, KNOWN_KEYS, Math.min(2, Math.max(1, name.length - 2)));
-        found.push({
-            file,
-            ...positions.entry(fm, key).key,
-            exitCode: 1,
-            rule: 'unknown-key',
-            message: `Unknown frontmatter key '${name}'${meant ? `: did you mean '${meant}'?` : ''} No runtime reads it, so it changes nothing.`
-        });
-    }
-    return found;
-}
-/**
- * `{{ commands.X }}` with no command X, and `{{ args.X }}` with X not among the declared args: each renders
- * as nothing. Args are checked only when the ralph declares them (else any --X fills one); placeholders in
- * HTML comments are dropped before rendering, so they do not count.
- */
-function namingNothing(file, split, commands, declared) {
-    const body = split.body;
-    const comments = [...body.matchAll(/<!--[\s\S]*?-->/g)].map(m => [m.index, m.index + m[0].length]);
-    const found = [];
-    for (const match of body.matchAll(PLACEHOLDER_RE)) {
-        const [, kind, name] = match;
-        if (comments.some(([from, to]) => match.index >= from && match.index < to))
-            continue;
-        const known = kind === 'commands'
-            ? commands.map(c => c.name)
-            : kind === 'args' && declared !== null
-                ? [...declared, ...ACTION_ARGS]
-                : undefined;
-        if (!known || known.includes(name))
-            continue;
-        const before = body.slice(0, match.index);
-        const line = split.bodyStartLine + (before.match(/\n/g)?.length ?? 0);
-        const column = match.index - before.lastIndexOf('\n');
-        const meant = closest_closest(name, known);
-        found.push({
-            file,
-            line,
-            column,
-            exitCode: 1,
-            rule: 'names-nothing',
-            message: `${match[0]} names no ${kind === 'commands' ? 'command' : 'declared arg'}${meant ? ` (did you mean ${kind}.${meant}?)` : ''}, so it renders as nothing.`
-        });
-    }
-    return found;
-}
-function inspectRalph(fileArg, opts) {
-    let file = fileArg;
-    if (opts.text === undefined && validate_isDirectory(external_node_path_default().resolve(opts.cwd, file)))
-        file = external_node_path_default().join(file, RALPH_MARKER);
-    const absolute = external_node_path_default().resolve(opts.cwd, file);
-    let text;
-    try {
-        text = opts.text ?? readUtf8(absolute, opts.noLinks === true);
-    }
-    catch (error) {
-        const fatal = error instanceof RalphError ? error : new RalphError(String(error));
-        return { problems: fatal.problems.length ? fatal.problems : [problemOf(file, fatal)], fatal };
-    }
-    let fm;
-    let positions;
-    let split;
-    try {
-        ;
-        ({ data: fm, positions, split } = readFrontmatter(file, text));
-    }
-    catch (error) {
-        if (!(error instanceof RalphError))
-            throw error;
-        return { problems: error.problems.length ? error.problems : [problemOf(file, error)], fatal: error };
-    }
-    const problems = [];
-    const report = (message, pos, exitCode = 1) => {
-        problems.push({ file, ...pos, message, exitCode });
-    };
-    const where = (dict, key) => {
-        const entry = positions.entry(dict, key);
-        return entry.value ?? entry.key;
-    };
-    // agent
-    const rawAgent = field(fm, 'agent');
-    let agentArgv = [];
-    if (!isNonEmptyString(rawAgent)) {
-        // The reference's words, then, when there is no frontmatter at all, what one looks like.
-        const none = split.yaml === null;
-        report(`Missing or empty 'agent' field in ${RALPH_MARKER} frontmatter.` +
-            (none
-                ? ` The file has no frontmatter: start it with a '---' line, then 'agent: <command>', then '---'.`
-                : ''), where(fm, 'agent'));
-    }
-    else {
-        try {
-            agentArgv = shlex_shlexSplit(rawAgent);
-            const missing = opts.skipAgentLookup
-                ? undefined
-                : programs_missingAgentProgram(agentArgv, opts.cwd, (opts.env ?? process.env).PATH);
-            if (missing)
-                report(missing, where(fm, 'agent'));
-        }
-        catch (error) {
-            if (!(error instanceof ShlexError))
-                throw error;
-            report(`Malformed 'agent' field in ${RALPH_MARKER} frontmatter: ${error.message}`, where(fm, 'agent'));
-        }
-    }
-    // commands
-    const commands = validateRunList(fm, 'commands', 'Command', DEFAULT_COMMAND_TIMEOUT, positions, report, {
-        notAList: `'commands' must be a list of {name, run} mappings.`,
-        missingFields: `Each command must have 'name' and 'run' fields.`,
-        duplicate: name => `Duplicate command name '${name}'.`,
-        badTimeout: (name, value) => `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
-    });
-    // Valid, as in the reference, but unsafe: an arg placeholder inside a larger word of a command.
-    const warnings = [];
-    const rawCommands = field(fm, 'commands');
-    for (const item of Array.isArray(rawCommands) ? rawCommands : []) {
-        if (!(item instanceof Map))
-            continue;
-        const run = item.get('run');
-        if (typeof run !== 'string')
-            continue;
-        for (const arg of argsInsideWords(run)) {
-            const pos = positions.entry(item, 'run');
-            warnings.push({
-                file,
-                ...(pos.value ?? pos.key),
-                exitCode: 1,
-                rule: 'arg-in-word',
-                message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
-                    `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
-                    `$${argEnvName(arg.name)} in a script.`
-            });
-        }
-    }
-    // args
-    const rawArgs = field(fm, 'args');
-    let declared = null;
-    let argsValid = true;
-    if (rawArgs !== null) {
-        argsValid = false;
-        if (!Array.isArray(rawArgs)) {
-            report(`'args' must be a list of strings.`, where(fm, 'args'));
-        }
-        else if (!rawArgs.every(item => typeof item === 'string')) {
-            const index = rawArgs.findIndex(item => typeof item !== 'string');
-            report(`'args' items must be strings, got non-string value.`, positions.item(rawArgs, index));
-        }
-        else {
-            const before = problems.length;
-            checkNames(rawArgs, 'Arg', index => positions.item(rawArgs, index), report);
-            argsValid = problems.length === before;
-            declared = rawArgs;
-        }
-    }
-    // user args: the reference parses them after `args` and before `credit`
-    let argValues = Object.create(null);
-    if (argsValid && opts.userArgs && opts.userArgs.length > 0) {
-        try {
-            argValues = parseUserArgs(opts.userArgs, declared ?? []);
-        }
-        catch (error) {
-            if (!(error instanceof RalphError))
-                throw error;
-            report(error.message, undefined, error.exitCode);
-        }
-    }
-    // credit
-    const rawCredit = field(fm, 'credit');
-    let credit = true;
-    if (rawCredit !== null) {
-        if (typeof rawCredit !== 'boolean') {
-            report(`'credit' must be true or false, got ${pyRepr(rawCredit)}.`, where(fm, 'credit'));
-        }
-        else {
-            credit = rawCredit;
-        }
-    }
-    // ours: checks
-    const checks = validateRunList(fm, 'checks', 'Check', DEFAULT_CHECK_TIMEOUT, positions, report, {
-        notAList: `'checks' must be a list of {name, run} mappings, e.g. checks: [{name: tests, run: npm test}].`,
-        missingFields: `Each check must have 'name' and 'run' fields, e.g. {name: tests, run: npm test}.`,
-        duplicate: name => `Duplicate check name '${name}'. Give each check its own name.`,
-        badTimeout: (name, value) => `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
-    });
-    // ours: true or false
-    const flag = (key, example) => {
-        const raw = field(fm, key);
-        if (raw === null || typeof raw === 'boolean')
-            return raw ?? undefined;
-        report(`'${key}' must be true or false, got ${pyRepr(raw)}. Example: ${example}`, where(fm, key));
-        return undefined;
-    };
-    const checksParallel = flag('checks_parallel', 'checks_parallel: true (the checks run together; they must not share a build folder)');
-    // ours: completion_tag
-    const rawTag = field(fm, 'completion_tag');
-    let completionTag;
-    if (rawTag !== null) {
-        if (!isNonEmptyString(rawTag) || /[\n\r]/.test(rawTag)) {
-            report(`'completion_tag' must be a non-empty string on one line, got ${pyRepr(rawTag)}. ` +
-                `Example: completion_tag: COMPLETE`, where(fm, 'completion_tag'));
-        }
-        else {
-            completionTag = rawTag;
-        }
-    }
-    // ours: guardrails
-    const rawGuardrails = field(fm, 'guardrails');
-    let guardrails;
-    if (rawGuardrails !== null) {
-        if (!isNonEmptyString(rawGuardrails)) {
-            report(`'guardrails' must be the path of a file (relative to the project root), got ${pyRepr(rawGuardrails)}. ` +
-                `Example: guardrails: .ralph/guardrails.md`, where(fm, 'guardrails'));
-        }
-        else {
-            guardrails = rawGuardrails;
-        }
-    }
-    // ours: presets
-    const presets = flag('presets', 'presets: false (run the agent exactly as written)');
-    // ours: protected (auto, none, or globs)
-    const rawProtected = field(fm, 'protected');
-    let protectedPaths;
-    if (rawProtected !== null) {
-        const words = typeof rawProtected === 'string' ? [rawProtected] : rawProtected;
-        const parsed = Array.isArray(words) && words.length > 0 && words.every(isNonEmptyString)
-            ? parseProtectSetting(words)
-            : { problem: `it must be auto, none or a list of globs, got ${pyRepr(rawProtected)}` };
-        if ('problem' in parsed)
-            report(`'protected': ${parsed.problem}. Example: protected: [auto, docs/spec/**]`, where(fm, 'protected'));
-        else
-            protectedPaths = parsed;
-    }
-    // ours: setup (one command, or a list of them) and verify
-    const rawSetup = field(fm, 'setup');
-    let setup;
-    if (rawSetup !== null) {
-        const list = typeof rawSetup === 'string' ? [rawSetup] : rawSetup;
-        if (!Array.isArray(list) || list.length === 0 || !list.every(isNonEmptyString))
-            report(`'setup' must be a command or a list of commands, got ${pyRepr(rawSetup)}. Example: setup: npm ci`, where(fm, 'setup'));
-        else
-            setup = list;
-    }
-    const rawVerify = field(fm, 'verify');
-    let verify;
-    if (rawVerify !== null) {
-        if (rawVerify !== 'clean' && rawVerify !== 'tree')
-            report(`'verify' must be clean or tree, got ${pyRepr(rawVerify)}. Example: verify: clean (the gates pass again on a clean checkout of the commit before it is delivered)`, where(fm, 'verify'));
-        else
-            verify = rawVerify;
-    }
-    if (problems.length === 0 && opts.checkPrograms) {
-        const env = opts.env ?? process.env;
-        const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
-        // Every item is valid here (no problems so far), so the lists line up with the frontmatter's.
-        const runPosition = (key, index) => {
-            const item = fm.get(key)[index];
-            return item instanceof Map
-                ? (positions.entry(item, 'run').value ?? positions.item(fm.get(key), index))
-                : undefined;
-        };
-        commands.forEach((command, index) => {
-            const missing = programs_missingCommandProgram(command, argValues, dirs, env.PATH);
-            if (missing)
-                report(missing, runPosition('commands', index));
-        });
-        checks.forEach((check, index) => {
-            const missing = programs_missingGateProgram(check, opts.cwd, env.PATH);
-            if (missing)
-                report(missing, runPosition('checks', index));
-        });
-    }
-    // A ralph without gates whose unknown key was meant as `checks` would loop with nothing to judge its work.
-    for (const unknown of unknownKeys(file, fm, positions))
-        if (!fm.has('checks') && unknown.message.includes("did you mean 'checks'?"))
-            problems.push({
-                ...unknown,
-                message: `${unknown.message.replace(/ No runtime reads it.*$/, '')} Without it this ralph has no gates, and would loop with nothing to judge its work: fix the key.`
-            });
-        else
-            warnings.push(unknown);
-    warnings.push(...namingNothing(file, split, commands, declared));
-    if (problems.length > 0)
-        return { problems, warnings };
-    // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
-    const dir = validate_realPath(external_node_path_default().dirname(absolute));
-    const ralph = {
-        file: validate_realPath(absolute),
-        dir,
-        name: external_node_path_default().basename(dir),
-        agent: rawAgent,
-        agentArgv,
-        commands,
-        args: declared ?? [],
-        credit,
-        checks,
-        argValues,
-        warnings
-    };
-    if (completionTag !== undefined)
-        ralph.completionTag = completionTag;
-    if (guardrails !== undefined)
-        ralph.guardrails = guardrails;
-    if (presets !== undefined)
-        ralph.presets = presets;
-    if (protectedPaths !== undefined)
-        ralph.protected = protectedPaths;
-    if (checksParallel !== undefined)
-        ralph.checksParallel = checksParallel;
-    if (setup !== undefined)
-        ralph.setup = setup;
-    if (verify !== undefined)
-        ralph.verify = verify;
-    if (rawCredit !== null)
-        ralph.creditWritten = true;
-    return { ralph, problems, warnings };
-}
-// `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
-function validateRunList(fm, key, label, defaultTimeout, positions, report, messages) {
-    const raw = field(fm, key);
-    if (raw === null)
-        return [];
-    if (!Array.isArray(raw)) {
-        const entry = positions.entry(fm, key);
-        report(messages.notAList, entry.value ?? entry.key);
-        return [];
-    }
-    const result = [];
-    const seen = new Set();
-    raw.forEach((item, index) => {
-        const itemPos = positions.item(raw, index);
-        if (!(item instanceof Map) || !item.has('name') || !item.has('run')) {
-            report(messages.missingFields, itemPos);
-            return;
-        }
-        const at = (k) => positions.entry(item, k).value ?? itemPos;
-        const name = item.get('name');
-        const run = item.get('run');
-        const nameOk = isNonEmptyString(name);
-        const runOk = isNonEmptyString(run);
-        if (!nameOk)
-            report(`${label} 'name' must be a non-empty string.`, at('name'));
-        if (!runOk)
-            report(`${label} 'run' must be a non-empty string.`, at('run'));
-        if (!nameOk)
-            return;
-        let ok = runOk;
-        if (!NAME_RE.test(name)) {
-            report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at('name'));
-            ok = false;
-        }
-        else if (seen.has(name)) {
-            report(messages.duplicate(name), at('name'));
-            ok = false;
-        }
-        else {
-            seen.add(name);
-        }
-        const rawTimeout = item.has('timeout') ? item.get('timeout') : null;
-        let timeout = defaultTimeout;
-        if (rawTimeout !== null) {
-            if (!isValidTimeout(rawTimeout)) {
-                report(messages.badTimeout(name, rawTimeout), at('timeout'));
-                ok = false;
-            }
-            else {
-                timeout = Number(rawTimeout);
-            }
-        }
-        if (ok)
-            result.push({ name, run: run, timeout });
-    });
-    return result;
-}
-function checkNames(names, label, at, report) {
-    const seen = new Set();
-    names.forEach((name, index) => {
-        if (!NAME_RE.test(name)) {
-            report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at(index));
-        }
-        else if (seen.has(name)) {
-            report(`Duplicate ${label.toLowerCase()} name '${name}'.`, at(index));
-        }
-        else {
-            seen.add(name);
-        }
-    });
-}
-/** `fm.get(key)`: absent and null are the same to the reference. */
-function field(dict, key) {
-    return dict.has(key) ? dict.get(key) : null;
-}
-/** The reference's _is_nonempty_string: a str with something left after Python's strip(). */
-function isNonEmptyString(value) {
-    return typeof value === 'string' && pyStrip(value) !== '';
-}
-/** The reference's _is_valid_timeout: an int or float (not a bool), finite and positive. */
-function isValidTimeout(value) {
-    if (typeof value === 'bigint')
-        return value > 0n;
-    if (typeof value === 'number')
-        return Number.isFinite(value) && value > 0;
-    return false;
-}
-function readUtf8(file, noLinks) {
-    let bytes;
-    try {
-        bytes = noLinks ? readRegularFile(file) : external_node_fs_default().readFileSync(file);
-    }
-    catch (error) {
-        const code = error.code;
-        if (code === 'ENOENT')
-            throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
-        if (error instanceof TreeFileError)
-            throw new RalphError(`${error.message}. Make it a regular file of the project.`);
-        throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`);
-    }
-    try {
-        // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.
-        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-    }
-    catch {
-        throw new RalphError(`${file}: ${RALPH_MARKER} is not valid UTF-8 text. Save it as UTF-8.`);
-    }
-}
-function problemOf(file, error) {
-    return { file, message: error.message, exitCode: error.exitCode };
-}
-function validate_isDirectory(p) {
-    try {
-        return external_node_fs_default().statSync(p).isDirectory();
-    }
-    catch {
-        return false;
-    }
-}
-function validate_realPath(p) {
-    try {
-        return external_node_fs_default().realpathSync(p);
-    }
-    catch {
-        return p;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ralph/index.ts
-// The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 ;// CONCATENATED MODULE: ./src/loop/breaker.ts
 // The stagnation breaker: a loop that makes no progress, keeps failing the same way, whose agent keeps
 // failing, or whose agent keeps being denied the tools it needs is stopped (`circuit_open`) instead of
@@ -49895,58 +50214,873 @@ class StagnationBreaker {
     }
 }
 
-;// CONCATENATED MODULE: ./src/agents/cost-meter.ts
-const RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
-/** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
-function priceUsage(report, price) {
-    const tokens = {
-        input: report?.input ?? 0,
-        output: report?.output ?? 0,
-        cache_read: report?.cache_read ?? 0,
-        cache_write: report?.cache_write ?? 0
-    };
-    if (report?.reportedUsd !== undefined)
-        return { ...tokens, cost_usd: report.reportedUsd, cost_source: 'reported' };
-    const estimate = report && price ? price(report) : undefined;
-    if (estimate !== undefined)
-        return { ...tokens, cost_usd: estimate, cost_source: 'estimated' };
-    return { ...tokens, cost_usd: 0, cost_source: 'unknown' };
+;// CONCATENATED MODULE: ./src/loop/checks.ts
+// Gates: each check runs with `bash -c` in the work tree the agent left; exit 0 = pass. Output streams to
+// its log file; only the tail is read back (from the log, so memory stays bounded whatever it prints).
+
+
+
+
+
+/** Characters of a check's output kept for the prompt and the record. */
+const CHECK_TAIL_CHARS = 2000;
+/** Bytes read back from the end of a check's log for the fingerprint (a few KiB is plenty). */
+const CHECK_FINGERPRINT_BYTES = 16 * 1024;
+/** The last `bytes` of a file, decoded, without a character split by the cut. */
+function readFileTail(file, bytes) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(file, 'r');
+    }
+    catch {
+        // No log (the gate never started): its tail is empty, and its exit says why.
+        return '';
+    }
+    try {
+        const size = (0,external_node_fs_.fstatSync)(fd).size;
+        const length = Math.min(size, bytes);
+        const buf = Buffer.alloc(length);
+        (0,external_node_fs_.readSync)(fd, buf, 0, length, size - length);
+        let start = 0;
+        while (length === bytes && start < 3 && start < buf.length && (buf[start] & 0xc0) === 0x80)
+            start++;
+        return buf.subarray(start).toString('utf8');
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
 }
-/** The meter the engine uses unless a port supplies one. `price` is the agents' price table (optional). */
-function createCostMeter(price) {
-    let spent = 0;
-    let running;
-    let lastReport;
-    let worst;
-    const listeners = new Set();
-    const changed = () => listeners.forEach(listener => listener());
-    return {
-        spentUsd: () => spent,
-        runningUsd: () => running?.cost_usd ?? 0,
-        source: () => worst ?? 'unknown',
-        beginRun() {
-            running = priceUsage(undefined, price);
-            lastReport = undefined;
-        },
-        observe(usage) {
-            lastReport = usage;
-            running = priceUsage(usage, price);
-            changed();
-        },
-        endRun(final) {
-            const usage = priceUsage(final ?? lastReport, price);
-            spent += usage.cost_usd;
-            worst = worst === undefined || RANK[usage.cost_source] > RANK[worst] ? usage.cost_source : worst;
-            running = undefined;
-            lastReport = undefined;
-            changed();
-            return usage;
-        },
-        onChange(listener) {
-            listeners.add(listener);
-            return () => listeners.delete(listener);
-        }
+/** Appended to a check's output (and log) when it ran out of time. */
+const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
+/**
+ * Runs `$1` with bash in an empty HOME of its own (and no Python user site), removed afterwards; a gate killed
+ * by a signal ends by the same signal.
+ */
+const FRESH_HOME = [
+    'h=$(mktemp -d "${TMPDIR:-/tmp}/ralph-gate-home.XXXXXX") || exit 125',
+    'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share"',
+    // No user site, and Python's compiled files kept in the fresh HOME: a .pyc planted in __pycache__ is not read.
+    'export PYTHONNOUSERSITE=1 PYTHONPYCACHEPREFIX="$h/.pycache"',
+    'bash -c "$1"; s=$?',
+    'rm -rf -- "$h"',
+    'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - "$((s - 128))" 2>/dev/null; kill -s "$((s - 128))" $$; fi',
+    'exit "$s"'
+].join('\n');
+/** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
+async function runCheck(check, index, log, ctx) {
+    const result = await ctx.runProcess({
+        argv: ctx.freshHome ? ['bash', '-c', FRESH_HOME, 'ralph-gate', check.run] : ['bash', '-c', check.run],
+        cwd: ctx.workTree,
+        timeoutMs: check.timeout * 1000,
+        killGraceMs: ctx.killGraceMs,
+        signal: ctx.signal,
+        // The log has every byte; the capture only stands in when the log could not be written.
+        captureLimit: 64 * 1024,
+        logFile: log
+    });
+    if (result.timedOut)
+        (0,external_node_fs_.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
+    if (result.spawnError)
+        (0,external_node_fs_.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
+    let output = translateNewlines(result.logError
+        ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
+        : readFileTail(log, CHECK_FINGERPRINT_BYTES));
+    if (result.logError && result.timedOut)
+        output += checkTimeoutMarker(check.name, check.timeout);
+    let passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
+    const counted = result.timedOut || result.aborted
+        ? undefined
+        : ctx.countTests?.(index, log, result.logError ? output : undefined, passed);
+    if (counted?.problem) {
+        // The line is the gate's own output: the next prompt, the fingerprint and the log all have it.
+        if (!result.logError)
+            (0,external_node_fs_.appendFileSync)(log, `\n${counted.problem}\n`);
+        output += `\n${counted.problem}\n`;
+        passed = false;
+    }
+    const run = {
+        name: check.name,
+        run: check.run,
+        passed,
+        exitCode: result.exitCode,
+        ...(result.signal ? { signal: result.signal } : {}),
+        timedOut: result.timedOut,
+        durationMs: Math.round(result.durationMs),
+        outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
+        tail: output.slice(-CHECK_TAIL_CHARS),
+        log: ctx.relative(log),
+        ...(counted?.tests ? { tests: counted.tests } : {})
     };
+    if (result.aborted) {
+        const cause = ctx.stopCause();
+        if (cause)
+            run.killedBy = cause;
+    }
+    ctx.onCheck?.(run);
+    return { run, output, aborted: result.aborted };
+}
+/**
+ * Runs every gate (all of them, so the agent hears of every failure) unless the run must stop: one after
+ * another, or all at once with `parallel` (each with its own log; the results in the order declared).
+ */
+async function runChecks(checks, ctx) {
+    const started = external_node_perf_hooks_.performance.now();
+    const outcome = { runs: [], failures: [], interrupted: false, wallMs: 0 };
+    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, ctx.folder ?? 'checks'));
+    const results = [];
+    if (ctx.parallel && !ctx.signal.aborted) {
+        // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
+        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, i, logs[i], ctx)))));
+    }
+    else {
+        for (const [i, check] of checks.entries()) {
+            if (ctx.signal.aborted)
+                break;
+            const result = await runCheck(check, i, logs[i], ctx);
+            results.push(result);
+            if (result.aborted)
+                break;
+        }
+    }
+    for (const { run, output } of results) {
+        outcome.runs.push(run);
+        if (!run.passed)
+            outcome.failures.push({ name: run.name, output });
+    }
+    outcome.interrupted = results.length < checks.length || results.some(result => result.aborted);
+    outcome.wallMs = Math.round(external_node_perf_hooks_.performance.now() - started);
+    return outcome;
+}
+/** One log a gate, `checks/<name>.log`: names that read the same once made safe get a `-2`, `-3`… */
+function logFiles(checks, dir) {
+    const taken = new Set();
+    return checks.map(check => {
+        const base = safeFileName(check.name);
+        let name = base;
+        for (let n = 2; taken.has(name); n++)
+            name = `${base}-${n}`;
+        taken.add(name);
+        return external_node_path_default().join(dir, `${name}.log`);
+    });
+}
+/** Check names come from users (CLI `--check CMD` may name them after the command): keep file names safe. */
+function safeFileName(name) {
+    return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) || 'check';
+}
+
+;// CONCATENATED MODULE: ./src/loop/defaults.ts
+// LoopConfig defaults, so front-ends and the benchmark only say what differs.
+
+
+
+
+
+
+const DEFAULT_OUTPUT_CAP = 1024 * 1024;
+const DEFAULT_COMPLETION_TAG = 'COMPLETE';
+const defaults_DEFAULT_KILL_GRACE_MS = 3000;
+/** `20260102-030405`: a UTC timestamp safe in file and branch names. */
+const stamp = (now) => new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
+function defaultRecordDir(name, now = Date.now()) {
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
+    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp(now)}-${process.pid}`);
+}
+/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
+function defaultBranch(name, now) {
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
+    return `ralph/${safe}-${stamp(now)}`;
+}
+/**
+ * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
+ * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
+ */
+function loopConfig(settings) {
+    return {
+        userArgs: {},
+        stopOnError: false,
+        delaySeconds: 0,
+        checks: settings.ralph.checks,
+        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
+        commit: false,
+        maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+        recordDir: defaultRecordDir(settings.ralph.name),
+        outputCap: DEFAULT_OUTPUT_CAP,
+        breaker: { ...DEFAULT_BREAKER },
+        presets: settings.ralph.presets ?? true,
+        parallelChecks: settings.ralph.checksParallel ?? false,
+        ...(settings.ralph.protected ? { protect: settings.ralph.protected } : {}),
+        ...(settings.ralph.setup ? { setup: settings.ralph.setup } : {}),
+        ...(settings.ralph.verify ? { verify: settings.ralph.verify } : {}),
+        ...settings
+    };
+}
+/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
+function gateSettingsProblem(config) {
+    if (!config.skipIfGreen)
+        return undefined;
+    if (config.checks.length === 0)
+        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
+    if (config.baseline === false)
+        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
+    return undefined;
+}
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40;
+/**
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
+ */
+function addedChecks(commands, existing) {
+    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
+    const checks = [];
+    for (const run of commands) {
+        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
+        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
+        let name = base;
+        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
+            name = `${base} (${n})`;
+        taken.add(name).add(safeFileName(name));
+        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
+    }
+    return checks;
+}
+
+;// CONCATENATED MODULE: ./src/loop/setup.ts
+// What the loop settles before anything runs: the settings checked, the agent's preset, and the work tree
+// (a git worktree when asked, with the project root and the ralph's folder mapped into it).
+
+
+
+
+
+
+/** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
+function realish(p) {
+    const abs = external_node_path_default().resolve(p);
+    if ((0,external_node_fs_.existsSync)(abs))
+        return (0,external_node_fs_.realpathSync)(abs);
+    const parent = external_node_path_default().dirname(abs);
+    return parent === abs ? abs : external_node_path_default().join(realish(parent), external_node_path_default().basename(abs));
+}
+function setup_isInside(child, parent) {
+    const rel = external_node_path_default().relative(realish(parent), realish(child));
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+}
+/** Throws RalphError for settings that cannot work, before anything runs or is written. */
+function checkConfig(config, workspace, isRepo) {
+    if (setup_isInside(config.recordDir, workspace.root) || setup_isInside(config.recordDir, config.projectRoot))
+        throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
+            'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
+    if ((config.commit || config.worktree) && !isRepo)
+        throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
+    if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
+        throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
+    const problem = gateSettingsProblem(config);
+    if (problem)
+        throw new RalphError(problem);
+}
+/** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
+function agentPresetFor(config) {
+    // The reference runtime has no dollar budget: with one, the agent's cost must be readable.
+    const flags = config.maxCostUsd !== undefined ? 'all' : (config.presetFlags ?? 'all');
+    try {
+        return presetFor(config.ralph.agentArgv, { presets: config.presets, flags, cost: config.agentCost });
+    }
+    catch (error) {
+        throw new RalphError(error.message);
+    }
+}
+/** What to warn before iteration 1 when the dollar budget may not hold (the agent's cost cannot be known). */
+function costWarningBefore(config, preset, proxied) {
+    if (config.maxCostUsd === undefined)
+        return undefined;
+    const model = modelNamed(preset.name, config.ralph.agentArgv, { ...process.env, ...config.agentEnv?.set });
+    return costWarning(costReading({ preset, model, proxied, cost: config.agentCost }), config.maxCostUsd);
+}
+/**
+ * Opens the work tree, after checking the settings (throws RalphError for settings that cannot work, or a
+ * worktree that cannot be created). The caller disposes of the answered workspace.
+ */
+async function openWorkTree(config, ports, startedAt) {
+    const limit = { maxFileBytes: config.maxFileBytes };
+    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot, limit));
+    const isRepo = await workspace.isRepo();
+    checkConfig(config, workspace, isRepo);
+    if (!config.worktree)
+        return { workspace, isRepo, workTree: config.projectRoot, ralph: config.ralph };
+    const repoRoot = workspace.root;
+    const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt);
+    const worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch((error) => {
+        throw new RalphError(`The worktree for this run could not be created: ${error.message}`);
+    });
+    await workspace.dispose();
+    workspace = await GitWorkspace.open(worktree.dir, limit);
+    // The project root and the ralph's folder map to the same places inside the worktree (so `./` scripts
+    // act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
+    const inWorktree = (dir) => {
+        if (!setup_isInside(dir, repoRoot))
+            return undefined;
+        const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
+        return (0,external_node_fs_.existsSync)(mapped) ? mapped : undefined;
+    };
+    return {
+        workspace,
+        isRepo: true,
+        workTree: inWorktree(config.projectRoot) ?? worktree.dir,
+        ralph: { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir },
+        worktree
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/test-count.ts
+// A gate's test count, which may not shrink (#27): which runner a gate's command runs (npm/yarn/pnpm scripts
+// read from the start commit's package.json, never the tree's), and that runner's own count, read from the
+// summary it prints anyway. No flag or report file is added: the gate runs as the user wrote it, and a report
+// file would be written by the same uid as the code under test, so it would be no harder to forge than the
+// output. The LAST summary in the output counts: one the code under test prints while its tests run comes
+// before the runner's own; a script the gate runs that the tree changed (a `posttest` that prints one) makes
+// the count unbelieved. Residual risk: code under test that writes a forged summary after the runner's (a
+// child left printing to the runner's stdout, or /proc/<runner>/fd/1), or `--- PASS:` lines that go test
+// (1.19's -json too) cannot tell from its own, is believed. This catches `.skip`, `xfail`, `t.Skip`, deleted
+// tests and a test run cut short, not a deliberate forgery of the runner's output.
+
+
+
+
+
+/** The runners counted, as the record names them. */
+const COUNTED_RUNNERS = 'node --test, jest, vitest, pytest, go test -v/-json';
+/** Bytes read back from the end of a gate's log to find its summary. */
+const SUMMARY_BYTES = 64 * 1024;
+/** How deep scripts may call scripts (`npm test` → `npm run unit` → `jest`). */
+const SCRIPT_DEPTH = 4;
+/**
+ * The test runner `command` (a gate's `run`) runs, through package.json `scripts` (the start commit's) for
+ * `npm test`, `npm run X`, `yarn X`, `pnpm X`. A chain `a && b` counts when exactly one step is a runner.
+ */
+function recogniseRunner(command, scripts, depth = 0) {
+    const steps = splitChain(command);
+    if (!steps)
+        return { why: 'it is not a plain command (or an `&&` chain of them)' };
+    const found = steps.map(argv => recogniseArgv(argv, scripts, depth));
+    const runners = found.filter(r => r.runner !== undefined);
+    if (runners.length === 1) {
+        if (steps.some(argv => argv[0] === 'cd'))
+            return { why: 'it changes folder (`cd`) before the runner' };
+        return runners[0];
+    }
+    if (runners.length > 1)
+        return { why: 'it runs more than one test runner' };
+    const reasons = found.filter(r => r.runner === undefined && r.why !== NOT_A_RUNNER);
+    return reasons.length > 0 ? reasons[0] : { why: NOT_A_RUNNER };
+}
+const NOT_A_RUNNER = `it runs none of the runners counted (${COUNTED_RUNNERS})`;
+function recogniseArgv(argv, scripts, depth) {
+    let args = argv;
+    while (args.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[0]))
+        args = args.slice(1);
+    if (args[0] === 'npx' || args[0] === 'exec')
+        args = args.slice(1).filter((a, i) => i > 0 || !a.startsWith('-'));
+    if (args.length === 0)
+        return { why: NOT_A_RUNNER };
+    const program = external_node_path_default().basename(args[0]);
+    const rest = args.slice(1);
+    if (program === 'node' || program === 'nodejs')
+        return recogniseNode(rest);
+    if (program === 'jest')
+        return { runner: 'jest' };
+    if (program === 'vitest')
+        return rest[0] === 'watch' || rest[0] === 'bench' ? { why: NOT_A_RUNNER } : { runner: 'vitest' };
+    if (['pytest', 'pytest-3', 'py.test'].includes(program))
+        return recognisePytest(rest);
+    if (/^python[0-9.]*$/.test(program)) {
+        const m = rest.indexOf('-m');
+        return m >= 0 && rest[m + 1] === 'pytest' ? recognisePytest(rest.slice(m + 2)) : { why: NOT_A_RUNNER };
+    }
+    if (program === 'go' && rest[0] === 'test') {
+        // Without -v or -json go test prints no count, only `ok  pkg`.
+        if (rest.some(a => /^--?(v|json)(=true)?$/.test(a)))
+            return { runner: 'go test' };
+        return {
+            why: '`go test` prints no count without -v or -json: add -v to the gate to have its tests counted'
+        };
+    }
+    if (['npm', 'yarn', 'pnpm'].includes(program)) {
+        const name = scriptName(program, rest.filter(a => !a.startsWith('-') || a === '--'));
+        if (name === undefined)
+            return { why: NOT_A_RUNNER };
+        const script = scripts?.[name];
+        if (script === undefined)
+            return { why: `package.json at the start has no script \`${name}\`` };
+        if (depth >= SCRIPT_DEPTH)
+            return { why: `its scripts call scripts more than ${SCRIPT_DEPTH} deep` };
+        const found = recogniseRunner(script, scripts, depth + 1);
+        if (found.runner === undefined)
+            return found;
+        return {
+            ...found,
+            scripts: {
+                ...found.scripts,
+                [name]: script,
+                [`pre${name}`]: scripts?.[`pre${name}`],
+                [`post${name}`]: scripts?.[`post${name}`]
+            }
+        };
+    }
+    return { why: NOT_A_RUNNER };
+}
+/** pytest, unless told to print no summary (`-qq`, `-p no:terminal`). */
+function recognisePytest(args) {
+    const quiet = args.reduce((n, a) => n + (/^-q+$/.test(a) ? a.length - 1 : a === '--quiet' ? 1 : 0), 0);
+    const noTerminal = args.some((a, i) => a === '-pno:terminal' || (a === '-p' && args[i + 1] === 'no:terminal'));
+    if (quiet >= 2 || noTerminal)
+        return {
+            why: 'pytest prints no count with `-qq` or `-p no:terminal`: use `-q` to have its tests counted'
+        };
+    return { runner: 'pytest' };
+}
+/** `node --test` prints its summary with its own reporters (tap, spec) to stdout, not with dot, junit or a file. */
+function nodeTestReporters(args) {
+    const values = (flag) => args.flatMap((a, i) => a === flag ? [args[i + 1] ?? ''] : a.startsWith(`${flag}=`) ? [a.slice(flag.length + 1)] : []);
+    const reporters = values('--test-reporter');
+    const destinations = values('--test-reporter-destination');
+    const summary = reporters.length === 0 ||
+        reporters.some((r, i) => ['spec', 'tap'].includes(r) && ['stdout', 'stderr', undefined].includes(destinations[i]));
+    if (summary)
+        return { runner: 'node --test' };
+    return {
+        why: '`node --test` prints no count with these reporters: add `--test-reporter=spec` to have its tests counted'
+    };
+}
+/** `node --test …`, or node running jest's or vitest's own script (`node node_modules/jest/bin/jest.js`). */
+function recogniseNode(args) {
+    for (let i = 0; i < args.length; i++) {
+        const arg = args[i];
+        if (arg === '--test')
+            return nodeTestReporters(args);
+        if (['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions'].includes(arg)) {
+            i++;
+            continue;
+        }
+        if (arg.startsWith('-'))
+            continue;
+        const parts = arg.split('/');
+        const file = parts.at(-1) ?? '';
+        if (file === 'jest' || (file === 'jest.js' && parts.at(-3) === 'jest'))
+            return { runner: 'jest' };
+        if (file === 'vitest' || file === 'vitest.mjs')
+            return { runner: 'vitest' };
+        return { why: NOT_A_RUNNER };
+    }
+    return { why: NOT_A_RUNNER };
+}
+/** The script `npm test` / `npm run X` / `yarn X` / `pnpm run X` runs (args: its words past the program). */
+function scriptName(program, words) {
+    const [verb, name] = words;
+    if (verb === undefined || verb === '--')
+        return undefined;
+    if (['test', 't', 'tst'].includes(verb))
+        return 'test';
+    if (verb === 'run' || verb === 'run-script')
+        return name === '--' ? undefined : name;
+    // yarn and pnpm run a script by its name alone.
+    if (program !== 'npm' && !['install', 'add', 'exec', 'dlx', 'x', 'install-test', 'it'].includes(verb))
+        return verb;
+    return undefined;
+}
+/**
+ * The command as argv lists, one per `&&` step, or undefined when it is more than that (pipes, `;`, `||`,
+ * redirections, substitutions, subshells, several lines): what such a command counts is not knowable.
+ */
+function splitChain(command) {
+    const steps = [[]];
+    let word;
+    const end = () => {
+        if (word !== undefined)
+            steps[steps.length - 1].push(word);
+        word = undefined;
+    };
+    for (let i = 0; i < command.length; i++) {
+        const c = command[i];
+        if (c === "'") {
+            const close = command.indexOf("'", i + 1);
+            if (close < 0)
+                return undefined;
+            word = (word ?? '') + command.slice(i + 1, close);
+            i = close;
+        }
+        else if (c === '"') {
+            const close = command.indexOf('"', i + 1);
+            const inner = close < 0 ? undefined : command.slice(i + 1, close);
+            if (inner === undefined || /[$`\\]/.test(inner))
+                return undefined;
+            word = (word ?? '') + inner;
+            i = close;
+        }
+        else if (c === ' ' || c === '\t')
+            end();
+        else if (c === '&' && command[i + 1] === '&') {
+            end();
+            if (steps[steps.length - 1].length === 0)
+                return undefined;
+            steps.push([]);
+            i++;
+        }
+        else if (/[|;<>()`$\\\n\r&*?[\]{}~#]/.test(c)) {
+            // A glob or `~` in an argument is fine; anywhere else these change what runs.
+            if (/[*?[\]{}~]/.test(c))
+                word = (word ?? '') + c;
+            else
+                return undefined;
+        }
+        else
+            word = (word ?? '') + c;
+    }
+    end();
+    return steps.every(step => step.length > 0) ? steps : undefined;
+}
+// ANSI colour and cursor codes (vitest colours its output even off a terminal).
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+/** The runner's count from the end of its output (the last summary in it), or undefined when it has none. */
+function parseTestCount(runner, output) {
+    const lines = output.replace(ANSI, '').split(/\r?\n/);
+    switch (runner) {
+        case 'node --test':
+            return nodeCount(lines);
+        case 'jest':
+            return jestCount(lines);
+        case 'vitest':
+            return vitestCount(lines);
+        case 'pytest':
+            return pytestCount(lines);
+    }
+}
+const lastLine = (lines, test) => {
+    for (let i = lines.length - 1; i >= 0; i--)
+        if (test(lines[i]))
+            return lines[i];
+    return undefined;
+};
+const count = (passed, failed, skipped) => ({
+    run: passed + failed,
+    passed,
+    failed,
+    skipped
+});
+/** Parts such as `2 passed`, `1 failed` of a summary line, by name. */
+function parts(text) {
+    const found = new Map();
+    for (const m of text.matchAll(/(\d+) ([a-z]+)/g))
+        found.set(m[2], (found.get(m[2]) ?? 0) + Number(m[1]));
+    return found;
+}
+/** A top-level test that passed, named by a script's path: `ok 1 - /w/calc.test.js`, `✔ calc.test.js (9ms)`. */
+const NODE_FILE_PASSED = /^(?:ok \d+ - |✔ )(?:\/.*|\S+)\.[cm]?[jt]sx?(?: \([\d.]+m?s\))?$/;
+/** `# tests 5` / `ℹ tests 5` then pass, fail, cancelled, skipped, todo (tap or spec, Node 20 to 24). */
+function nodeCount(lines) {
+    for (let i = lines.length - 1; i >= 0; i--) {
+        if (!/^(# |ℹ )tests \d+$/.test(lines[i]))
+            continue;
+        const found = new Map();
+        for (const line of lines.slice(i + 1, i + 9)) {
+            const m = /^(?:# |ℹ )([a-z_]+) (\d+)/.exec(line);
+            if (m)
+                found.set(m[1], Number(m[2]));
+        }
+        const get = (name) => found.get(name);
+        const [pass, fail] = [get('pass'), get('fail')];
+        if (pass === undefined || fail === undefined)
+            return undefined;
+        // A file that ended with no test reported (process.exit from the code under test) passes as one test
+        // named by its path: it ran none, or a one-test file cut short would keep its count.
+        const filesPassed = lines.slice(0, i).filter(line => NODE_FILE_PASSED.test(line)).length;
+        return count(Math.max(0, pass - filesPassed), fail + (get('cancelled') ?? 0), (get('skipped') ?? 0) + (get('todo') ?? 0));
+    }
+    return undefined;
+}
+/** `Tests:       1 failed, 1 skipped, 1 todo, 2 passed, 5 total`. */
+function jestCount(lines) {
+    const line = lastLine(lines, l => /^Tests:\s+(\d+ [a-z]+, )*\d+ total\s*$/.test(l));
+    if (!line)
+        return undefined;
+    const p = parts(line);
+    return count(p.get('passed') ?? 0, p.get('failed') ?? 0, (p.get('skipped') ?? 0) + (p.get('todo') ?? 0));
+}
+/** `      Tests  1 failed | 2 passed | 1 skipped | 1 todo (5)`. */
+function vitestCount(lines) {
+    const line = lastLine(lines, l => /^\s*Tests\s+\d+ [a-z]+( \| \d+ [a-z]+)* \(\d+\)\s*$/.test(l));
+    if (!line)
+        return undefined;
+    const p = parts(line);
+    return count(p.get('passed') ?? 0, p.get('failed') ?? 0, (p.get('skipped') ?? 0) + (p.get('todo') ?? 0));
+}
+/** `===== 1 failed, 2 passed, 1 skipped, 1 xfailed, 1 xpassed in 0.02s =====` (or without the rules, -q). */
+function pytestCount(lines) {
+    const summary = /^=*\s*((?:\d+ [a-z]+(?:, )?)+|no tests ran) in [\d.]+s( \([\d:]+\))?\s*=*\s*$/;
+    const line = lastLine(lines, l => summary.test(l));
+    if (!line)
+        return undefined;
+    const p = parts(line);
+    const n = (name) => p.get(name) ?? 0;
+    return count(n('passed') + n('xpassed'), n('failed') + n('error') + n('errors'), n('skipped') + n('xfailed'));
+}
+/**
+ * `go test -json`'s pass/fail/skip events of tests (not packages), or `go test -v`'s `--- PASS:` lines,
+ * subtests included, over the whole log: go prints no total.
+ */
+function goTestCount(lines) {
+    const n = { PASS: 0, FAIL: 0, SKIP: 0 };
+    let seen = false;
+    for (const raw of lines) {
+        const line = raw.replace(ANSI, '');
+        if (line.startsWith('{')) {
+            let event;
+            try {
+                event = JSON.parse(line);
+            }
+            catch {
+                // A line that only looks like JSON is the tests' own output, not a go test event: not counted.
+                continue;
+            }
+            if (typeof event.Test !== 'string')
+                continue;
+            const action = String(event.Action).toUpperCase();
+            if (action === 'PASS' || action === 'FAIL' || action === 'SKIP') {
+                n[action]++;
+                seen = true;
+            }
+            continue;
+        }
+        const m = /^\s*--- (PASS|FAIL|SKIP): /.exec(line);
+        if (m) {
+            n[m[1]]++;
+            seen = true;
+        }
+        else if (/^(ok|FAIL|\?)\s+\S+/.test(line))
+            seen = true;
+    }
+    return seen ? count(n.PASS, n.FAIL, n.SKIP) : undefined;
+}
+/** The lines of a file, read in pieces (a go test log has a line per test: it may be large). */
+function* fileLines(file) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(file, 'r');
+    }
+    catch {
+        // No log (the gate never started): no lines, so no count, which the caller reports.
+        return;
+    }
+    try {
+        const buf = Buffer.alloc(1024 * 1024);
+        let carry = '';
+        for (let read = (0,external_node_fs_.readSync)(fd, buf); read > 0; read = (0,external_node_fs_.readSync)(fd, buf)) {
+            const text = carry + buf.subarray(0, read).toString('latin1');
+            const lines = text.split('\n');
+            carry = lines.pop() ?? '';
+            yield* lines;
+        }
+        if (carry)
+            yield carry;
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/** The count a gate's run reported, from its log (or from its captured output when the log failed). */
+function countFromLog(runner, log, captured) {
+    if (runner === 'go test')
+        return goTestCount(captured !== undefined ? captured.split('\n') : fileLines(log));
+    return parseTestCount(runner, captured ?? readFileTail(log, SUMMARY_BYTES));
+}
+const tests = (n) => `${n} test${n === 1 ? '' : 's'}`;
+/**
+ * Why a gate whose runner is counted fails on its count, or undefined when it may pass: it reported no count,
+ * a failing test (whatever its exit code), ran fewer tests than at the baseline, or skipped more.
+ */
+function countProblem(command, runner, now, start, passed = true) {
+    const gate = codeCell(command);
+    if (!now)
+        return `${gate} reported no test count: ${runner}'s summary is not in its output`;
+    // A failing test fails the gate whatever the exit code says (the code under test can end its runner
+    // with 0 after the summary: pytest runs it in its own process, and atexit can os._exit(0)).
+    const failing = passed && now.failed > 0 ? [`${gate} reported ${tests(now.failed)} failing`] : [];
+    if (!start)
+        return failing.length > 0 ? failing[0] : undefined;
+    const problems = [...failing];
+    if (now.run < start.run)
+        problems.push(`${gate} ran ${tests(start.run)} at the start and ${now.run} now`);
+    if (now.skipped > start.skipped)
+        problems.push(`${gate} skipped ${tests(start.skipped)} at the start and ${now.skipped} now`);
+    return problems.length > 0 ? problems.join('; ') : undefined;
+}
+/**
+ * The gates' runners, recognised once before iteration 1 with package.json's scripts as the start commit
+ * holds them (`packageJson`: its text, undefined when it has none).
+ */
+function recogniseGates(commands, packageJson) {
+    let scripts;
+    let why;
+    if (packageJson !== undefined) {
+        try {
+            const parsed = JSON.parse(packageJson);
+            if (parsed.scripts && typeof parsed.scripts === 'object')
+                scripts = Object.fromEntries(Object.entries(parsed.scripts).filter((e) => typeof e[1] === 'string'));
+        }
+        catch {
+            why = 'package.json at the start is not valid JSON';
+        }
+    }
+    return commands.map(command => {
+        const found = recogniseRunner(command, scripts);
+        return found.runner === undefined && why && /package\.json/.test(found.why) ? { why } : found;
+    });
+}
+/**
+ * The count hook of one round of gates: gate i's count from its log, failed when its runner is counted and
+ * the count is missing, or smaller than `start[i]` (the baseline's run of the same gate).
+ */
+function testCounter(commands, runners, start, workTree) {
+    return (index, log, captured, passed) => {
+        const found = runners[index];
+        if (found?.runner === undefined)
+            return {};
+        const tests = countFromLog(found.runner, log, captured);
+        const before = start?.[index]?.run === commands[index] ? start[index].tests : undefined;
+        const changed = found.scripts ? changedScript(found.scripts, workTree) : undefined;
+        // A gate that failed anyway needs no "no count" or "failing" line: its own output says why.
+        const problem = changed
+            ? `${codeCell(commands[index])} ran package.json's script \`${changed}\` as the tree has it, not as the start had it: its count is not believed`
+            : !tests && !passed
+                ? undefined
+                : countProblem(commands[index], found.runner, tests, before, passed);
+        return { ...(tests ? { tests } : {}), ...(problem ? { problem } : {}) };
+    };
+}
+/**
+ * The first script npm runs for the gate whose text in the tree's package.json differs from the start's (the
+ * agent could make `test` or `posttest` print a summary of its own), or undefined.
+ */
+function changedScript(start, workTree) {
+    let tree = {};
+    try {
+        const parsed = JSON.parse(readTreeFile(external_node_path_default().join(workTree, 'package.json')).toString('utf8'));
+        if (parsed.scripts && typeof parsed.scripts === 'object')
+            tree = parsed.scripts;
+    }
+    catch {
+        // Gone or broken: every script the gate needs has changed.
+    }
+    return Object.keys(start).find(name => tree[name] !== start[name]);
+}
+/** package.json as the start commit holds it (the tree's only where there is no commit, before any agent ran). */
+async function startPackageJson(workspace, workTree, commit) {
+    if (commit !== undefined) {
+        const file = external_node_path_default().relative(workspace.root, external_node_path_default().join(workTree, 'package.json')).split((external_node_path_default()).sep).join('/');
+        return workspace.fileAt?.(commit, file);
+    }
+    try {
+        return readTreeFile(external_node_path_default().join(workTree, 'package.json')).toString('utf8');
+    }
+    catch {
+        // No regular package.json in the tree: no npm script to recognise (the caller says so per gate).
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/loop/iso.ts
+// Times in the record and status.json: ISO 8601, from the clock's milliseconds.
+const iso = (ms) => new Date(ms).toISOString();
+
+;// CONCATENATED MODULE: ./src/loop/gates.ts
+
+
+
+/**
+ * The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. A gate whose
+ * runner is counted also fails on a count missing or smaller than the baseline's.
+ */
+function runGates(env, memory, iteration, dir) {
+    env.onPhase('check');
+    return runChecks(env.config.checks, {
+        ...gateContext(env, memory, env.workTree, dir),
+        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+    }).finally(() => env.onPhase(undefined));
+}
+/**
+ * How the gates run in `workTree` (the loop's, or a clean checkout): counted against the baseline where their
+ * runner is known, each in a HOME of its own under isolation, logs under `dir`.
+ */
+function gateContext(env, counting, workTree, dir) {
+    const runners = counting.testRunners;
+    const commands = env.config.checks.map(check => check.run);
+    return {
+        ...(env.agentEnvironment ? { freshHome: true } : {}),
+        ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, workTree) } : {}),
+        workTree,
+        iterationDir: dir,
+        relative: file => env.record.relative(file),
+        killGraceMs: env.killGraceMs,
+        signal: env.guard.signal,
+        stopCause: () => env.guard.trip?.cause,
+        runProcess: env.runProcess,
+        parallel: env.config.parallelChecks === true
+    };
+}
+/**
+ * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
+ * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
+ */
+async function runBaseline(env, memory) {
+    const started = env.clock.now();
+    const parallel = env.config.parallelChecks === true;
+    env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
+    const checks = await runGates(env, memory, 0, env.record.iterationDir(0));
+    const baseline = {
+        startedAt: iso(started),
+        durationMs: Math.round(env.clock.now() - started),
+        verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
+        checks: checks.runs,
+        checksMs: checks.wallMs,
+        parallel
+    };
+    return {
+        baseline,
+        memory: { ...memory, baseline, ...(checks.interrupted ? {} : { previousChecks: checks.runs }) }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/baseline.ts
+
+async function baselineStep(run, memory, resumed, stopped) {
+    // The baseline is the chain's: not run again; the last gates the agent saw are the earlier job's.
+    if (resumed.baseline)
+        memory = { ...memory, baseline: resumed.baseline };
+    if (resumed.previousChecks)
+        memory = { ...memory, previousChecks: resumed.previousChecks };
+    const { env, status, record, config } = run;
+    if (stopped || !run.gated || config.baseline === false || resumed.chain)
+        return { memory };
+    const gates = await runBaseline(env, memory);
+    const baseline = gates.baseline;
+    status.baseline = baseline;
+    record.appendBaseline(baseline);
+    record.writeStatus(status);
+    run.emit({ type: 'baseline_finished', baseline });
+    // Interrupted, the baseline's enforcement is noted here; the check before iteration 1 stops the loop.
+    if (baseline.verdict === 'interrupted' && env.guard.trip)
+        run.noteEnforcement(env.guard.trip);
+    else if (baseline.verdict === 'green' && config.skipIfGreen)
+        return {
+            memory: gates.memory,
+            stop: {
+                reason: 'already_green',
+                detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
+            }
+        };
+    return { memory: gates.memory };
 }
 
 // EXTERNAL MODULE: external "node:http"
@@ -49961,283 +51095,67 @@ var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(41692);
 var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
+;// CONCATENATED MODULE: ./src/proxy/budget-gate.ts
+class BudgetGate {
+    options;
+    inFlight = new Set();
+    waiting = [];
+    constructor(options) {
+        this.options = options;
+    }
+    /** Dollars reserved by the requests in flight beyond what each has cost so far. */
+    reservedAhead() {
+        return [...this.inFlight].reduce((sum, f) => sum + Math.max(0, f.reservedUsd - (f.record.costUsd ?? 0)), 0);
+    }
+    /** Starts a request whose worst case fits; holds it while others in flight may free their reservations. */
+    decide(pending) {
+        const left = this.options.budgetLeft?.();
+        if (left === undefined || pending.worstUsd <= left - this.reservedAhead())
+            return pending.start();
+        if (this.inFlight.size === 0)
+            return pending.refuse();
+        this.waiting.push(pending);
+    }
+    /** The agent hung up while its request was held: it is no longer waiting. */
+    withdraw(pending) {
+        const at = this.waiting.indexOf(pending);
+        if (at >= 0)
+            this.waiting.splice(at, 1);
+    }
+    /** A request went up: it is in flight until it ends. */
+    started(flight) {
+        this.inFlight.add(flight);
+    }
+    ended(flight) {
+        this.inFlight.delete(flight);
+    }
+    /** A request ended: those held may fit now. */
+    admitWaiting() {
+        for (const pending of this.waiting.splice(0))
+            this.decide(pending);
+    }
+    /** After every usage change: once the cap is crossed, every request in flight is cut, and none held goes up. */
+    check() {
+        if ((this.inFlight.size > 0 || this.waiting.length > 0) && this.options.overBudget?.())
+            this.cutAll();
+    }
+    cutAll() {
+        for (const flight of [...this.inFlight])
+            flight.cut();
+        for (const pending of this.waiting.splice(0))
+            pending.refuse();
+    }
+}
+
 // EXTERNAL MODULE: external "node:zlib"
 var external_node_zlib_ = __nccwpck_require__(38522);
 var external_node_zlib_default = /*#__PURE__*/__nccwpck_require__.n(external_node_zlib_);
 ;// CONCATENATED MODULE: ./src/proxy/wire.ts
-// Reading token usage from a model API's response as it streams by, for the four wires the agent CLIs speak.
-// Each reader is fed the JSON of one server-sent event (or a whole JSON body) and keeps the request's
-// cumulative usage; the proxy prices it after every event, so a budget can be crossed mid-stream. Also, per
-// wire, which endpoints the proxy forwards at all (what a model call may cost is preauth.ts's).
+// The four wires the agent CLIs speak to their models, as the proxy forwards them: per wire, which endpoints
+// go up at all, how a request body is decoded, and how an error is answered in the API's own shape. Reading
+// the usage of an answer is usage.ts's; what a model call may cost is preauth.ts's.
 
 const obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
-/** The token kinds of a UsageReport, each of which only grows over one answer. */
-const KINDS = ['input', 'output', 'cache_read', 'cache_write', 'cache_write_1h'];
-/** One request's usage as its response revealed it so far (cumulative). */
-class WireUsage {
-    wire;
-    hourCache;
-    usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    /** The response carried usage (false: nothing to price yet). */
-    seen = false;
-    /** Which of the input and output counts the answer has shown: a complete answer shows both. */
-    shown = new Set();
-    /** Dollars billed per use beside the tokens (Anthropic's and OpenAI's web searches), so far. */
-    perUseUsd = 0;
-    /**
-     * A figure of the answer's that cannot be true (negative, fractional, not a number; cached tokens more than
-     * the input): the upstream's fault, never money back. Said once; the request is charged its worst case.
-     */
-    impossible;
-    /** The Responses web search calls seen so far (by item id or output index). */
-    searchCalls = new Set();
-    constructor(wire, model, 
-    /** The request asked for a 1-hour cache: writes the answer does not attribute are counted as 1-hour ones. */
-    hourCache = false) {
-        this.wire = wire;
-        this.hourCache = hourCache;
-        if (model)
-            this.usage.model = model;
-    }
-    /** Reads one event (or a whole body); answers true when the usage changed. */
-    read(event) {
-        // A whole body may be a JSON array of chunks (Gemini's streamGenerateContent without alt=sse).
-        if (Array.isArray(event))
-            return event.reduce((changed, item) => this.read(item) || changed, false);
-        const data = obj(event);
-        if (!data)
-            return false;
-        switch (this.wire) {
-            case 'anthropic-messages':
-                return this.anthropic(data);
-            case 'openai-responses':
-                return this.responses(data);
-            case 'openai-chat':
-                return this.chat(data);
-            case 'gemini':
-                return this.gemini(data);
-        }
-    }
-    /** `names` of `source` as counts; undefined (the figure named in `impossible`) when one cannot be true. */
-    figures(source, names) {
-        const read = {};
-        for (const name of names) {
-            const value = source?.[name];
-            if (value === undefined || value === null)
-                continue;
-            if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-                this.impossible ??= `${name} ${typeof value === 'number' ? String(value) : `is a ${typeof value}`}`;
-                return undefined;
-            }
-            read[name] = value;
-        }
-        return read;
-    }
-    /**
-     * The answer has counted both its input and its output: usage without one of them (trimmed by a gateway or a
-     * response field mask) tells nothing of what was billed for it.
-     */
-    get complete() {
-        return this.shown.size === 2;
-    }
-    cannotBe(why) {
-        this.impossible ??= why;
-        return false;
-    }
-    // A figure left out keeps its value; one that shrinks is kept at its highest (cumulative: never money back).
-    set(next, model) {
-        if (typeof model === 'string' && model)
-            this.usage.model = model;
-        if (next.input !== undefined)
-            this.shown.add('input');
-        if (next.output !== undefined)
-            this.shown.add('output');
-        const before = JSON.stringify(this.usage);
-        for (const kind of KINDS) {
-            const value = next[kind];
-            // An hour's writes are named only once there are any (the other wires never have them).
-            if (value !== undefined && (value > 0 || this.usage[kind] !== undefined))
-                this.usage[kind] = Math.max(this.usage[kind] ?? 0, value);
-        }
-        this.seen = true;
-        return JSON.stringify(this.usage) !== before;
-    }
-    // message_start carries the input (and a first output count); message_delta the output so far.
-    // A whole (non-streamed) body is a message with its usage.
-    anthropic(data) {
-        const message = data.type === 'message_start' ? obj(data.message) : data.type === 'message' ? data : undefined;
-        const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined);
-        if (!usage)
-            return false;
-        const read = this.figures(usage, [
-            'input_tokens',
-            'output_tokens',
-            'cache_read_input_tokens',
-            'cache_creation_input_tokens'
-        ]);
-        const creation = obj(usage.cache_creation);
-        const split = this.figures(creation, ['ephemeral_5m_input_tokens', 'ephemeral_1h_input_tokens']);
-        const server = this.figures(obj(usage.server_tool_use), ['web_search_requests']);
-        if (!read || !split || !server)
-            return false;
-        // The writes by time to live; what the answer leaves unattributed is counted at the TTL the request asked.
-        const attributed = (split.ephemeral_5m_input_tokens ?? 0) + (split.ephemeral_1h_input_tokens ?? 0);
-        const writes = read.cache_creation_input_tokens ?? (creation ? attributed : undefined);
-        if (writes !== undefined && attributed > writes)
-            return this.cannotBe(`cache_creation (${attributed}) more than cache_creation_input_tokens (${writes})`);
-        const hour = writes === undefined
-            ? undefined
-            : (split.ephemeral_1h_input_tokens ?? 0) + (this.hourCache ? writes - attributed : 0);
-        // The web search server tool is billed per search, not in tokens.
-        const perUse = Math.max(this.perUseUsd, (server.web_search_requests ?? 0) * ANTHROPIC_WEB_SEARCH_USD);
-        const searched = perUse !== this.perUseUsd;
-        this.perUseUsd = perUse;
-        const changed = this.set({
-            input: read.input_tokens,
-            output: read.output_tokens,
-            cache_read: read.cache_read_input_tokens,
-            cache_write: writes,
-            cache_write_1h: hour
-        }, message?.model);
-        return changed || searched;
-    }
-    /** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
-    openAi(usage, model, input, output, details) {
-        const read = this.figures(usage, [input, output]);
-        const cached = this.figures(obj(usage[details]), ['cached_tokens']);
-        if (!read || !cached)
-            return false;
-        const hit = cached.cached_tokens ?? 0;
-        if (hit > (read[input] ?? 0))
-            return this.cannotBe(`cached_tokens (${hit}) more than ${input} (${read[input] ?? 0})`);
-        // A UsageReport's input is the uncached part.
-        const whole = read[input];
-        return this.set({
-            input: whole === undefined ? undefined : whole - hit,
-            output: read[output],
-            cache_read: hit,
-            cache_write: 0
-        }, model);
-    }
-    // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
-    // A web search call is billed per call: counted as each output item shows, and in the final output.
-    responses(data) {
-        const response = typeof data.type === 'string' && data.type.startsWith('response.') ? obj(data.response) : data;
-        const searched = this.countSearches(Array.isArray(response?.output) ? response.output : obj(data.item) ? [data.item] : [], data.output_index);
-        const usage = obj(response?.usage);
-        if (!response || !usage)
-            return searched;
-        const changed = this.openAi(usage, response.model, 'input_tokens', 'output_tokens', 'input_tokens_details');
-        return changed || searched;
-    }
-    countSearches(items, index) {
-        const before = this.searchCalls.size;
-        items.forEach((item, at) => {
-            const call = obj(item);
-            if (call?.type !== 'web_search_call')
-                return;
-            this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${typeof index === 'number' ? index : at}`);
-        });
-        if (this.searchCalls.size === before)
-            return false;
-        this.perUseUsd = Math.max(this.perUseUsd, this.searchCalls.size * OPENAI_WEB_SEARCH_USD);
-        return true;
-    }
-    // The usage chunk (stream_options.include_usage), or a whole body's usage.
-    chat(data) {
-        const usage = obj(data.usage);
-        if (!usage)
-            return false;
-        return this.openAi(usage, data.model, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details');
-    }
-    // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output. The total
-    // counts them all, so what it holds beyond the prompt is output too (a count of 0 is left out).
-    gemini(data) {
-        const read = this.figures(obj(data.usageMetadata), [
-            'promptTokenCount',
-            'cachedContentTokenCount',
-            'candidatesTokenCount',
-            'thoughtsTokenCount',
-            'totalTokenCount'
-        ]);
-        if (!read || !obj(data.usageMetadata))
-            return false;
-        const prompt = read.promptTokenCount;
-        const cached = read.cachedContentTokenCount ?? 0;
-        if (cached > (prompt ?? 0))
-            return this.cannotBe(`cachedContentTokenCount (${cached}) more than promptTokenCount (${prompt ?? 0})`);
-        const candidates = read.candidatesTokenCount;
-        const thoughts = read.thoughtsTokenCount;
-        const total = read.totalTokenCount;
-        const beyond = total !== undefined && prompt !== undefined ? total - prompt : undefined;
-        if (beyond !== undefined && beyond < 0)
-            return this.cannotBe(`totalTokenCount (${total}) less than promptTokenCount (${prompt})`);
-        const counted = candidates === undefined && thoughts === undefined ? undefined : (candidates ?? 0) + (thoughts ?? 0);
-        return this.set({
-            input: prompt === undefined ? undefined : prompt - cached,
-            output: beyond === undefined ? counted : Math.max(counted ?? 0, beyond),
-            cache_read: cached,
-            cache_write: 0
-        }, data.modelVersion);
-    }
-}
-/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
-const ANTHROPIC_WEB_SEARCH_USD = 0.01;
-/**
- * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
- * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
- */
-const OPENAI_WEB_SEARCH_USD = 0.025;
-/**
- * Splits a server-sent event stream into the JSON of its `data:` fields, across chunk boundaries. Bytes are
- * only read here: the proxy forwards them untouched.
- */
-class SseReader {
-    onEvent;
-    pending = '';
-    data = [];
-    decoder = new TextDecoder();
-    constructor(onEvent) {
-        this.onEvent = onEvent;
-    }
-    push(chunk) {
-        this.pending += this.decoder.decode(chunk, { stream: true });
-        let newline;
-        while ((newline = this.pending.indexOf('\n')) >= 0) {
-            const line = this.pending.slice(0, newline).replace(/\r$/, '');
-            this.pending = this.pending.slice(newline + 1);
-            this.line(line);
-        }
-        // A line that never ends (a hostile or broken upstream) must not grow without bound.
-        if (this.pending.length > MAX_LINE)
-            this.pending = '';
-    }
-    end() {
-        if (this.pending)
-            this.line(this.pending);
-        this.pending = '';
-        this.line('');
-    }
-    line(line) {
-        if (line === '') {
-            if (this.data.length === 0)
-                return;
-            const text = this.data.join('\n');
-            this.data = [];
-            try {
-                this.onEvent(JSON.parse(text));
-            }
-            catch {
-                // not JSON ([DONE], a comment): nothing to meter
-            }
-            return;
-        }
-        if (line.startsWith('data:'))
-            this.data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
-    }
-}
-/** A usage event is small; a longer line is content, and is not kept whole. */
-const MAX_LINE = 4 * 1024 * 1024;
 const MODEL = { kind: 'model' };
 const FREE = { kind: 'free' };
 const refused = (why) => ({ kind: 'refused', why });
@@ -50361,6 +51279,10 @@ function apiError(wire, status, message) {
             param: null
         }
     };
+}
+/** The model in a request's path (Gemini: /v1beta/models/<model>:streamGenerateContent). */
+function modelInPath(path) {
+    return /\/models\/([^/:]+)/.exec(path)?.[1];
 }
 
 ;// CONCATENATED MODULE: ./src/proxy/preauth.ts
@@ -50817,23 +51739,288 @@ function worstCaseUsage(wire, body, bytes, pathModel, media) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/proxy/server.ts
-// The model proxy: a loopback HTTP server the agent CLI takes for its model API. It holds the real API key
-// (the agent has only a per-run placeholder), forwards each request over HTTPS to the upstream, passes the
-// response through as it arrives, and reads the tokens from it on the way, so that every agent's cost is
-// metered at the wire and a dollar budget can end a stream in the middle. The cap fails closed: only the
-// endpoints the meter can price are forwarded, each model call is pre-authorised at its worst case against
-// what is left, and every request in flight is cut once the cap is crossed. It also serves CONNECT for the
-// hosts a workflow allows, and names every host and request it refuses.
+;// CONCATENATED MODULE: ./src/proxy/sse.ts
+// Server-sent events as the proxy reads them on the way through: the JSON of each `data:` field, for the meter.
+/**
+ * Splits a server-sent event stream into the JSON of its `data:` fields, across chunk boundaries. Bytes are
+ * only read here: the proxy forwards them untouched.
+ */
+class SseReader {
+    onEvent;
+    pending = '';
+    data = [];
+    decoder = new TextDecoder();
+    constructor(onEvent) {
+        this.onEvent = onEvent;
+    }
+    push(chunk) {
+        this.pending += this.decoder.decode(chunk, { stream: true });
+        let newline;
+        while ((newline = this.pending.indexOf('\n')) >= 0) {
+            const line = this.pending.slice(0, newline).replace(/\r$/, '');
+            this.pending = this.pending.slice(newline + 1);
+            this.line(line);
+        }
+        // A line that never ends (a hostile or broken upstream) must not grow without bound.
+        if (this.pending.length > MAX_LINE)
+            this.pending = '';
+    }
+    end() {
+        if (this.pending)
+            this.line(this.pending);
+        this.pending = '';
+        this.line('');
+    }
+    line(line) {
+        if (line === '') {
+            if (this.data.length === 0)
+                return;
+            const text = this.data.join('\n');
+            this.data = [];
+            try {
+                this.onEvent(JSON.parse(text));
+            }
+            catch {
+                // not JSON ([DONE], a comment): nothing to meter
+            }
+            return;
+        }
+        if (line.startsWith('data:'))
+            this.data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+    }
+}
+/** A usage event is small; a longer line is content, and is not kept whole. */
+const MAX_LINE = 4 * 1024 * 1024;
+
+;// CONCATENATED MODULE: ./src/proxy/usage.ts
+
+/** The token kinds of a UsageReport, each of which only grows over one answer. */
+const KINDS = ['input', 'output', 'cache_read', 'cache_write', 'cache_write_1h'];
+/** One request's usage as its response revealed it so far (cumulative). */
+class WireUsage {
+    wire;
+    hourCache;
+    usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    /** The response carried usage (false: nothing to price yet). */
+    seen = false;
+    /** Which of the input and output counts the answer has shown: a complete answer shows both. */
+    shown = new Set();
+    /** Dollars billed per use beside the tokens (Anthropic's and OpenAI's web searches), so far. */
+    perUseUsd = 0;
+    /**
+     * A figure of the answer's that cannot be true (negative, fractional, not a number; cached tokens more than
+     * the input): the upstream's fault, never money back. Said once; the request is charged its worst case.
+     */
+    impossible;
+    /** The Responses web search calls seen so far (by item id or output index). */
+    searchCalls = new Set();
+    constructor(wire, model, 
+    /** The request asked for a 1-hour cache: writes the answer does not attribute are counted as 1-hour ones. */
+    hourCache = false) {
+        this.wire = wire;
+        this.hourCache = hourCache;
+        if (model)
+            this.usage.model = model;
+    }
+    /** Reads one event (or a whole body); answers true when the usage changed. */
+    read(event) {
+        // A whole body may be a JSON array of chunks (Gemini's streamGenerateContent without alt=sse).
+        if (Array.isArray(event))
+            return event.reduce((changed, item) => this.read(item) || changed, false);
+        const data = obj(event);
+        if (!data)
+            return false;
+        switch (this.wire) {
+            case 'anthropic-messages':
+                return this.anthropic(data);
+            case 'openai-responses':
+                return this.responses(data);
+            case 'openai-chat':
+                return this.chat(data);
+            case 'gemini':
+                return this.gemini(data);
+        }
+    }
+    /** `names` of `source` as counts; undefined (the figure named in `impossible`) when one cannot be true. */
+    figures(source, names) {
+        const read = {};
+        for (const name of names) {
+            const value = source?.[name];
+            if (value === undefined || value === null)
+                continue;
+            if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+                this.impossible ??= `${name} ${typeof value === 'number' ? String(value) : `is a ${typeof value}`}`;
+                return undefined;
+            }
+            read[name] = value;
+        }
+        return read;
+    }
+    /**
+     * The answer has counted both its input and its output: usage without one of them (trimmed by a gateway or a
+     * response field mask) tells nothing of what was billed for it.
+     */
+    get complete() {
+        return this.shown.size === 2;
+    }
+    cannotBe(why) {
+        this.impossible ??= why;
+        return false;
+    }
+    // A figure left out keeps its value; one that shrinks is kept at its highest (cumulative: never money back).
+    set(next, model) {
+        if (typeof model === 'string' && model)
+            this.usage.model = model;
+        if (next.input !== undefined)
+            this.shown.add('input');
+        if (next.output !== undefined)
+            this.shown.add('output');
+        const before = JSON.stringify(this.usage);
+        for (const kind of KINDS) {
+            const value = next[kind];
+            // An hour's writes are named only once there are any (the other wires never have them).
+            if (value !== undefined && (value > 0 || this.usage[kind] !== undefined))
+                this.usage[kind] = Math.max(this.usage[kind] ?? 0, value);
+        }
+        this.seen = true;
+        return JSON.stringify(this.usage) !== before;
+    }
+    // message_start carries the input (and a first output count); message_delta the output so far.
+    // A whole (non-streamed) body is a message with its usage.
+    anthropic(data) {
+        const message = data.type === 'message_start' ? obj(data.message) : data.type === 'message' ? data : undefined;
+        const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined);
+        if (!usage)
+            return false;
+        const read = this.figures(usage, [
+            'input_tokens',
+            'output_tokens',
+            'cache_read_input_tokens',
+            'cache_creation_input_tokens'
+        ]);
+        const creation = obj(usage.cache_creation);
+        const split = this.figures(creation, ['ephemeral_5m_input_tokens', 'ephemeral_1h_input_tokens']);
+        const server = this.figures(obj(usage.server_tool_use), ['web_search_requests']);
+        if (!read || !split || !server)
+            return false;
+        // The writes by time to live; what the answer leaves unattributed is counted at the TTL the request asked.
+        const attributed = (split.ephemeral_5m_input_tokens ?? 0) + (split.ephemeral_1h_input_tokens ?? 0);
+        const writes = read.cache_creation_input_tokens ?? (creation ? attributed : undefined);
+        if (writes !== undefined && attributed > writes)
+            return this.cannotBe(`cache_creation (${attributed}) more than cache_creation_input_tokens (${writes})`);
+        const hour = writes === undefined
+            ? undefined
+            : (split.ephemeral_1h_input_tokens ?? 0) + (this.hourCache ? writes - attributed : 0);
+        // The web search server tool is billed per search, not in tokens.
+        const perUse = Math.max(this.perUseUsd, (server.web_search_requests ?? 0) * ANTHROPIC_WEB_SEARCH_USD);
+        const searched = perUse !== this.perUseUsd;
+        this.perUseUsd = perUse;
+        const changed = this.set({
+            input: read.input_tokens,
+            output: read.output_tokens,
+            cache_read: read.cache_read_input_tokens,
+            cache_write: writes,
+            cache_write_1h: hour
+        }, message?.model);
+        return changed || searched;
+    }
+    /** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
+    openAi(usage, model, input, output, details) {
+        const read = this.figures(usage, [input, output]);
+        const cached = this.figures(obj(usage[details]), ['cached_tokens']);
+        if (!read || !cached)
+            return false;
+        const hit = cached.cached_tokens ?? 0;
+        if (hit > (read[input] ?? 0))
+            return this.cannotBe(`cached_tokens (${hit}) more than ${input} (${read[input] ?? 0})`);
+        // A UsageReport's input is the uncached part.
+        const whole = read[input];
+        return this.set({
+            input: whole === undefined ? undefined : whole - hit,
+            output: read[output],
+            cache_read: hit,
+            cache_write: 0
+        }, model);
+    }
+    // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
+    // A web search call is billed per call: counted as each output item shows, and in the final output.
+    responses(data) {
+        const response = typeof data.type === 'string' && data.type.startsWith('response.') ? obj(data.response) : data;
+        const searched = this.countSearches(Array.isArray(response?.output) ? response.output : obj(data.item) ? [data.item] : [], data.output_index);
+        const usage = obj(response?.usage);
+        if (!response || !usage)
+            return searched;
+        const changed = this.openAi(usage, response.model, 'input_tokens', 'output_tokens', 'input_tokens_details');
+        return changed || searched;
+    }
+    countSearches(items, index) {
+        const before = this.searchCalls.size;
+        items.forEach((item, at) => {
+            const call = obj(item);
+            if (call?.type !== 'web_search_call')
+                return;
+            this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${typeof index === 'number' ? index : at}`);
+        });
+        if (this.searchCalls.size === before)
+            return false;
+        this.perUseUsd = Math.max(this.perUseUsd, this.searchCalls.size * OPENAI_WEB_SEARCH_USD);
+        return true;
+    }
+    // The usage chunk (stream_options.include_usage), or a whole body's usage.
+    chat(data) {
+        const usage = obj(data.usage);
+        if (!usage)
+            return false;
+        return this.openAi(usage, data.model, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details');
+    }
+    // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output. The total
+    // counts them all, so what it holds beyond the prompt is output too (a count of 0 is left out).
+    gemini(data) {
+        const read = this.figures(obj(data.usageMetadata), [
+            'promptTokenCount',
+            'cachedContentTokenCount',
+            'candidatesTokenCount',
+            'thoughtsTokenCount',
+            'totalTokenCount'
+        ]);
+        if (!read || !obj(data.usageMetadata))
+            return false;
+        const prompt = read.promptTokenCount;
+        const cached = read.cachedContentTokenCount ?? 0;
+        if (cached > (prompt ?? 0))
+            return this.cannotBe(`cachedContentTokenCount (${cached}) more than promptTokenCount (${prompt ?? 0})`);
+        const candidates = read.candidatesTokenCount;
+        const thoughts = read.thoughtsTokenCount;
+        const total = read.totalTokenCount;
+        const beyond = total !== undefined && prompt !== undefined ? total - prompt : undefined;
+        if (beyond !== undefined && beyond < 0)
+            return this.cannotBe(`totalTokenCount (${total}) less than promptTokenCount (${prompt})`);
+        const counted = candidates === undefined && thoughts === undefined ? undefined : (candidates ?? 0) + (thoughts ?? 0);
+        return this.set({
+            input: prompt === undefined ? undefined : prompt - cached,
+            output: beyond === undefined ? counted : Math.max(counted ?? 0, beyond),
+            cache_read: cached,
+            cache_write: 0
+        }, data.modelVersion);
+    }
+}
+/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
+const ANTHROPIC_WEB_SEARCH_USD = 0.01;
+/**
+ * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
+ * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
+ */
+const OPENAI_WEB_SEARCH_USD = 0.025;
+
+;// CONCATENATED MODULE: ./src/proxy/upstream.ts
+// One admitted request's exchange with the upstream: it goes up with the real key (only that key; hop headers
+// dropped, identity encoding asked so usage can be read), the answer streams back to the agent as it arrives,
+// and its usage is read on the way (usage.ts) and priced after every change, so the budget gate can cut it.
 
 
 
 
 
-
-
-/** The most distinct refused destinations named in a run's log and record; the rest are counted. */
-const MOST_REFUSALS_NAMED = 100;
 // Headers of one hop only (RFC 9110 7.6.1).
 const HOP_HEADERS = [
     'connection',
@@ -50857,8 +52044,6 @@ const NOT_FORWARDED = new Set([
     'api-key'
 ]);
 const NOT_RETURNED = new Set(HOP_HEADERS);
-/** Request bodies held at once (read, waiting or going up): an agent cannot make the proxy's memory its weapon. */
-const MAX_HELD_BYTES = 256 * 1024 * 1024;
 /** A whole JSON body is read for its usage up to this size; larger ones pass through unmetered. */
 const MAX_JSON_BODY = 16 * 1024 * 1024;
 /** The key each wire's API expects, as a header. */
@@ -50869,6 +52054,228 @@ function keyHeader(wire, key) {
         return { 'x-goog-api-key': key };
     return { authorization: `Bearer ${key}` };
 }
+const FREE_CALL = { worstUsd: 0, model: undefined, hourCache: false };
+/** An answer of the proxy's own, in the API's shape. */
+function answer(response, wire, status, message) {
+    if (response.headersSent)
+        return void response.socket?.end();
+    // x-should-retry: the SDKs (Anthropic's, OpenAI's) obey it: a refusal is final.
+    response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+    response.end(JSON.stringify(apiError(wire, status, message)));
+}
+/** Sends `body` up for the agent's `request` and streams the answer back, metering it. */
+function send(up, request, response, url, body, call, 
+/** The body was rewritten, so it goes up plain, whatever encoding the agent sent. */
+plain = false) {
+    const { options, upstream, agent, requests, gate } = up;
+    const { worstUsd } = call;
+    const record = {
+        seq: requests.length + 1,
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        status: 0,
+        usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
+        ...(worstUsd > 0 ? { reservedUsd: worstUsd } : {})
+    };
+    requests.push(record);
+    const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? call.model, call.hourCache);
+    const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model';
+    const headers = {};
+    for (const [name, value] of Object.entries(request.headers))
+        if (value !== undefined && !NOT_FORWARDED.has(name) && !(plain && name === 'content-encoding'))
+            headers[name] = value;
+    Object.assign(headers, keyHeader(options.wire, options.apiKey), {
+        'accept-encoding': 'identity',
+        'content-length': String(body.length),
+        // The body is read as the meter read it: JSON (Google reads another type as another encoding).
+        ...(modelCall ? { 'content-type': 'application/json' } : {})
+    });
+    const basePath = upstream.pathname.replace(/\/$/, '');
+    const target = `${basePath}${url.pathname}${url.search}`;
+    const sendUp = upstream.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+    const outgoing = sendUp({
+        protocol: upstream.protocol,
+        hostname: upstream.hostname,
+        port: upstream.port || undefined,
+        method: request.method,
+        path: target,
+        headers: { ...headers, host: upstream.host },
+        agent
+    });
+    let incoming;
+    // The body reached the upstream (flushed to its connection), so it may bill it, answered or not.
+    let delivered = false;
+    // The answer's end arrived: what it said it cost is all it will say.
+    let answered = false;
+    let ended = false;
+    const settle = () => {
+        const tokens = meter.seen ? options.price(meter.usage) : undefined;
+        record.costUsd = tokens === undefined ? undefined : tokens + meter.perUseUsd;
+        record.usage = { ...meter.usage };
+        options.onRequest?.(record);
+    };
+    const changed = () => {
+        settle();
+        gate.check();
+    };
+    const finish = () => {
+        if (ended)
+            return;
+        ended = true;
+        gate.ended(flight);
+        settle();
+        const ok = record.status >= 200 && record.status < 300;
+        // Usage that cannot be true is the upstream's fault, never money back: charged its worst case.
+        if (meter.impossible !== undefined) {
+            record.impossibleUsage = meter.impossible;
+            record.error ??= `the upstream reported usage that cannot be true (${meter.impossible})`;
+        }
+        // The upstream may bill what it was sent, unless it answered a failure. What it billed is read only from
+        // an answer that ended with its input and output counted: a cut, dropped or abandoned answer may be billed
+        // whole (gateways and Bedrock finish what the client left). Else it is charged its worst case.
+        const billable = delivered && (ok || record.status === 0);
+        const unread = record.unread === true || !answered || !meter.complete;
+        if (modelCall && ((billable && unread) || meter.impossible !== undefined)) {
+            record.costUsd = Math.max(record.costUsd ?? 0, worstUsd);
+            record.worstCase = true;
+            options.onRequest?.(record);
+        }
+        gate.check();
+        gate.admitWaiting();
+    };
+    const fail = (message) => {
+        if (record.error === undefined)
+            record.error = message;
+    };
+    const flight = {
+        record,
+        reservedUsd: worstUsd,
+        cut: () => {
+            if (ended)
+                return;
+            record.cut = true;
+            // What was forwarded still arrives, then the connection ends without the answer's end.
+            if (response.headersSent)
+                response.socket?.end();
+            else
+                answer(response, options.wire, 402, "ralph-action's dollar budget is spent (max-cost): the request was cut. The run stops.");
+            incoming?.destroy();
+            outgoing.destroy();
+            finish();
+        }
+    };
+    gate.started(flight);
+    outgoing.on('finish', () => {
+        delivered = true;
+    });
+    outgoing.end(body);
+    response.on('close', () => {
+        // The agent hung up (or was killed): the upstream request goes too.
+        if (!response.writableFinished && !ended) {
+            fail('the agent closed the connection');
+            incoming?.destroy();
+            outgoing.destroy();
+            finish();
+        }
+    });
+    outgoing.on('error', error => {
+        if (ended)
+            return;
+        fail(`upstream ${upstream.host}: ${error.message}`);
+        if (!response.headersSent) {
+            response.writeHead(502, { 'content-type': 'application/json' });
+            response.end(JSON.stringify({ error: { message: `model proxy: upstream ${upstream.host}: ${error.message}` } }));
+        }
+        else
+            response.destroy();
+        finish();
+    });
+    outgoing.on('response', answerIn => {
+        incoming = answerIn;
+        if (ended)
+            return void answerIn.destroy();
+        record.status = answerIn.statusCode ?? 0;
+        const out = {};
+        for (const [name, value] of Object.entries(answerIn.headers))
+            if (value !== undefined && !NOT_RETURNED.has(name))
+                out[name] = value;
+        response.writeHead(record.status, answerIn.statusMessage, out);
+        response.flushHeaders();
+        const type = String(answerIn.headers['content-type'] ?? '');
+        const encoded = (answerIn.headers['content-encoding'] ?? 'identity') !== 'identity';
+        const sse = !encoded && type.includes('text/event-stream')
+            ? new SseReader(json => meter.read(json) && changed())
+            : undefined;
+        const json = !encoded && !sse && type.includes('json') ? [] : undefined;
+        let jsonBytes = 0;
+        const ok = record.status >= 200 && record.status < 300;
+        if (ok && !sse && !json)
+            record.unread = true;
+        answerIn.on('data', (chunk) => {
+            // Forwarded first, read after: the agent never waits for the meter.
+            if (!response.write(chunk)) {
+                answerIn.pause();
+                response.once('drain', () => answerIn.resume());
+            }
+            sse?.push(chunk);
+            if (json && jsonBytes < MAX_JSON_BODY) {
+                json.push(chunk);
+                jsonBytes += chunk.length;
+            }
+        });
+        answerIn.on('end', () => {
+            if (ended)
+                return;
+            answered = true;
+            sse?.end();
+            if (json && jsonBytes < MAX_JSON_BODY) {
+                try {
+                    if (meter.read(JSON.parse(Buffer.concat(json).toString('utf8'))))
+                        settle();
+                }
+                catch {
+                    // Not JSON after all: what it cost cannot be read.
+                    if (ok)
+                        record.unread = true;
+                }
+            }
+            else if (json && ok)
+                record.unread = true;
+            response.end();
+            finish();
+        });
+        answerIn.on('error', error => {
+            if (ended)
+                return;
+            fail(error.message);
+            response.destroy();
+            finish();
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/proxy/server.ts
+// The model proxy: a loopback HTTP server the agent CLI takes for its model API. It holds the real API key
+// (the agent has only a per-run placeholder), forwards each request over HTTPS to the upstream, passes the
+// response through as it arrives, and reads the tokens from it on the way, so that every agent's cost is
+// metered at the wire and a dollar budget can end a stream in the middle. The cap fails closed: only the
+// endpoints the meter can price are forwarded, each model call is pre-authorised at its worst case against
+// what is left, and every request in flight is cut once the cap is crossed. It also serves CONNECT for the
+// hosts a workflow allows, and names every host and request it refuses. This file is the front door (who may ask
+// what, refusals, CONNECT); an admitted request's exchange is upstream.ts's, the reservations budget-gate.ts's.
+
+
+
+
+
+
+
+
+
+/** The most distinct refused destinations named in a run's log and record; the rest are counted. */
+const MOST_REFUSALS_NAMED = 100;
+/** Request bodies held at once (read, waiting or going up): an agent cannot make the proxy's memory its weapon. */
+const MAX_HELD_BYTES = 256 * 1024 * 1024;
 /** The key the agent presented, in whichever place its wire puts it. */
 function presentedKey(request, url) {
     const header = (name) => {
@@ -50892,17 +52299,12 @@ function hostAllowed(host, allowed) {
         return p.startsWith('*.') ? name.endsWith(p.slice(1)) : name === p;
     });
 }
-const FREE_CALL = { worstUsd: 0, model: undefined, hourCache: false };
 const header = (request, name) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
 };
 /** A path of the agent's, kept only in the characters of paths: it goes into the log and the record. */
 const safePath = (path) => /^[A-Za-z0-9_.~:/%@-]{1,200}$/.test(path) ? path : 'a path with other characters';
-/** The model in a request's path (Gemini: /v1beta/models/<model>:streamGenerateContent). */
-function modelInPath(path) {
-    return /\/models\/([^/:]+)/.exec(path)?.[1];
-}
 /** Starts the proxy on 127.0.0.1 (a free port). */
 async function startModelProxy(options) {
     const upstream = new URL(options.upstream);
@@ -50913,8 +52315,6 @@ async function startModelProxy(options) {
     const refused = [];
     const refusedRequests = [];
     const refusedWhy = [];
-    const inFlight = new Set();
-    const waiting = [];
     let heldBytes = 0;
     let refusedUnnamed = 0;
     const namingRefusals = () => refused.length < MOST_REFUSALS_NAMED;
@@ -50932,6 +52332,8 @@ async function startModelProxy(options) {
             ...(options.ca ? { ca: [...(external_node_tls_default()).rootCertificates, options.ca] } : {})
         })
         : new (external_node_http_default()).Agent({ keepAlive: true });
+    const gate = new BudgetGate(options);
+    const up = { options, upstream, agent, requests, gate };
     const forward = (request, response) => {
         let url;
         try {
@@ -51006,7 +52408,7 @@ async function startModelProxy(options) {
             if (overflow)
                 return refuseRequest(response, name, 'the proxy holds at most 256 MB of request bodies at once', 413);
             if (endpoint.kind === 'free')
-                return send(request, response, url, body, FREE_CALL);
+                return send(up, request, response, url, body, FREE_CALL);
             const encoding = header(request, 'content-encoding');
             const decoded = decodeBody(body, encoding);
             if (!decoded)
@@ -51026,16 +52428,12 @@ async function startModelProxy(options) {
             const pending = {
                 worstUsd: pre.worstUsd,
                 // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
-                start: () => send(request, response, url, pre.body ?? body, call, pre.body !== undefined),
+                start: () => send(up, request, response, url, pre.body ?? body, call, pre.body !== undefined),
                 refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media)
             };
-            response.on('close', () => {
-                // The agent hung up while its request was held: it is no longer waiting.
-                const at = waiting.indexOf(pending);
-                if (at >= 0)
-                    waiting.splice(at, 1);
-            });
-            decide(pending);
+            // The agent hung up while its request was held: it is no longer waiting.
+            response.on('close', () => gate.withdraw(pending));
+            gate.decide(pending);
         });
     };
     /** A request the meter cannot price: answered in the API's shape, named, and never forwarded. */
@@ -51045,14 +52443,7 @@ async function startModelProxy(options) {
             refusedRequests.push(name);
             refusedWhy.push(why);
         }
-        answer(response, status, `ralph-action's model proxy does not forward ${name}: ${why}.`);
-    };
-    const answer = (response, status, message) => {
-        if (response.headersSent)
-            return void response.socket?.end();
-        // x-should-retry: the SDKs (Anthropic's, OpenAI's) obey it: a refusal is final.
-        response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
-        response.end(JSON.stringify(apiError(options.wire, status, message)));
+        answer(response, options.wire, status, `ralph-action's model proxy does not forward ${name}: ${why}.`);
     };
     const dollars = (usd) => `$${usd.toFixed(4)}`;
     /** A model call whose worst case does not fit: recorded, answered as a spent budget, never forwarded. */
@@ -51072,222 +52463,7 @@ async function startModelProxy(options) {
         };
         requests.push(record);
         options.onRequest?.(record);
-        answer(response, 402, `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`);
-    };
-    /** Dollars reserved by the requests in flight beyond what each has cost so far. */
-    const reservedAhead = () => [...inFlight].reduce((sum, f) => sum + Math.max(0, f.reservedUsd - (f.record.costUsd ?? 0)), 0);
-    /** Starts a request whose worst case fits; holds it while others in flight may free their reservations. */
-    const decide = (pending) => {
-        const left = options.budgetLeft?.();
-        if (left === undefined || pending.worstUsd <= left - reservedAhead())
-            return pending.start();
-        if (inFlight.size === 0)
-            return pending.refuse();
-        waiting.push(pending);
-    };
-    /** A request ended: those held may fit now. */
-    const admitWaiting = () => {
-        for (const pending of waiting.splice(0))
-            decide(pending);
-    };
-    /** The cap is crossed: every request in flight is cut, and none held goes up. */
-    const cutAll = () => {
-        for (const flight of [...inFlight])
-            flight.cut();
-        for (const pending of waiting.splice(0))
-            pending.refuse();
-    };
-    const checkBudget = () => {
-        if ((inFlight.size > 0 || waiting.length > 0) && options.overBudget?.())
-            cutAll();
-    };
-    const send = (request, response, url, body, call, 
-    /** The body was rewritten, so it goes up plain, whatever encoding the agent sent. */
-    plain = false) => {
-        const { worstUsd } = call;
-        const record = {
-            seq: requests.length + 1,
-            method: request.method ?? 'GET',
-            path: url.pathname,
-            status: 0,
-            usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
-            ...(worstUsd > 0 ? { reservedUsd: worstUsd } : {})
-        };
-        requests.push(record);
-        const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? call.model, call.hourCache);
-        const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model';
-        const headers = {};
-        for (const [name, value] of Object.entries(request.headers))
-            if (value !== undefined && !NOT_FORWARDED.has(name) && !(plain && name === 'content-encoding'))
-                headers[name] = value;
-        Object.assign(headers, keyHeader(options.wire, options.apiKey), {
-            'accept-encoding': 'identity',
-            'content-length': String(body.length),
-            // The body is read as the meter read it: JSON (Google reads another type as another encoding).
-            ...(modelCall ? { 'content-type': 'application/json' } : {})
-        });
-        const basePath = upstream.pathname.replace(/\/$/, '');
-        const target = `${basePath}${url.pathname}${url.search}`;
-        const sendUp = upstream.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
-        const outgoing = sendUp({
-            protocol: upstream.protocol,
-            hostname: upstream.hostname,
-            port: upstream.port || undefined,
-            method: request.method,
-            path: target,
-            headers: { ...headers, host: upstream.host },
-            agent
-        });
-        let incoming;
-        // The body reached the upstream (flushed to its connection), so it may bill it, answered or not.
-        let delivered = false;
-        // The answer's end arrived: what it said it cost is all it will say.
-        let answered = false;
-        let ended = false;
-        const settle = () => {
-            const tokens = meter.seen ? options.price(meter.usage) : undefined;
-            record.costUsd = tokens === undefined ? undefined : tokens + meter.perUseUsd;
-            record.usage = { ...meter.usage };
-            options.onRequest?.(record);
-        };
-        const changed = () => {
-            settle();
-            checkBudget();
-        };
-        const finish = () => {
-            if (ended)
-                return;
-            ended = true;
-            inFlight.delete(flight);
-            settle();
-            const ok = record.status >= 200 && record.status < 300;
-            // Usage that cannot be true is the upstream's fault, never money back: charged its worst case.
-            if (meter.impossible !== undefined) {
-                record.impossibleUsage = meter.impossible;
-                record.error ??= `the upstream reported usage that cannot be true (${meter.impossible})`;
-            }
-            // The upstream may bill what it was sent, unless it answered a failure. What it billed is read only from
-            // an answer that ended with its input and output counted: a cut, dropped or abandoned answer may be billed
-            // whole (gateways and Bedrock finish what the client left). Else it is charged its worst case.
-            const billable = delivered && (ok || record.status === 0);
-            const unread = record.unread === true || !answered || !meter.complete;
-            if (modelCall && ((billable && unread) || meter.impossible !== undefined)) {
-                record.costUsd = Math.max(record.costUsd ?? 0, worstUsd);
-                record.worstCase = true;
-                options.onRequest?.(record);
-            }
-            checkBudget();
-            admitWaiting();
-        };
-        const fail = (message) => {
-            if (record.error === undefined)
-                record.error = message;
-        };
-        const flight = {
-            record,
-            reservedUsd: worstUsd,
-            cut: () => {
-                if (ended)
-                    return;
-                record.cut = true;
-                // What was forwarded still arrives, then the connection ends without the answer's end.
-                if (response.headersSent)
-                    response.socket?.end();
-                else
-                    answer(response, 402, "ralph-action's dollar budget is spent (max-cost): the request was cut. The run stops.");
-                incoming?.destroy();
-                outgoing.destroy();
-                finish();
-            }
-        };
-        inFlight.add(flight);
-        outgoing.on('finish', () => {
-            delivered = true;
-        });
-        outgoing.end(body);
-        response.on('close', () => {
-            // The agent hung up (or was killed): the upstream request goes too.
-            if (!response.writableFinished && !ended) {
-                fail('the agent closed the connection');
-                incoming?.destroy();
-                outgoing.destroy();
-                finish();
-            }
-        });
-        outgoing.on('error', error => {
-            if (ended)
-                return;
-            fail(`upstream ${upstream.host}: ${error.message}`);
-            if (!response.headersSent) {
-                response.writeHead(502, { 'content-type': 'application/json' });
-                response.end(JSON.stringify({ error: { message: `model proxy: upstream ${upstream.host}: ${error.message}` } }));
-            }
-            else
-                response.destroy();
-            finish();
-        });
-        outgoing.on('response', answerIn => {
-            incoming = answerIn;
-            if (ended)
-                return void answerIn.destroy();
-            record.status = answerIn.statusCode ?? 0;
-            const out = {};
-            for (const [name, value] of Object.entries(answerIn.headers))
-                if (value !== undefined && !NOT_RETURNED.has(name))
-                    out[name] = value;
-            response.writeHead(record.status, answerIn.statusMessage, out);
-            response.flushHeaders();
-            const type = String(answerIn.headers['content-type'] ?? '');
-            const encoded = (answerIn.headers['content-encoding'] ?? 'identity') !== 'identity';
-            const sse = !encoded && type.includes('text/event-stream')
-                ? new SseReader(json => meter.read(json) && changed())
-                : undefined;
-            const json = !encoded && !sse && type.includes('json') ? [] : undefined;
-            let jsonBytes = 0;
-            const ok = record.status >= 200 && record.status < 300;
-            if (ok && !sse && !json)
-                record.unread = true;
-            answerIn.on('data', (chunk) => {
-                // Forwarded first, read after: the agent never waits for the meter.
-                if (!response.write(chunk)) {
-                    answerIn.pause();
-                    response.once('drain', () => answerIn.resume());
-                }
-                sse?.push(chunk);
-                if (json && jsonBytes < MAX_JSON_BODY) {
-                    json.push(chunk);
-                    jsonBytes += chunk.length;
-                }
-            });
-            answerIn.on('end', () => {
-                if (ended)
-                    return;
-                answered = true;
-                sse?.end();
-                if (json && jsonBytes < MAX_JSON_BODY) {
-                    try {
-                        if (meter.read(JSON.parse(Buffer.concat(json).toString('utf8'))))
-                            settle();
-                    }
-                    catch {
-                        // Not JSON after all: what it cost cannot be read.
-                        if (ok)
-                            record.unread = true;
-                    }
-                }
-                else if (json && ok)
-                    record.unread = true;
-                response.end();
-                finish();
-            });
-            answerIn.on('error', error => {
-                if (ended)
-                    return;
-                fail(error.message);
-                response.destroy();
-                finish();
-            });
-        });
+        answer(response, options.wire, 402, `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`);
     };
     const server = external_node_http_default().createServer(forward);
     const sockets = new Set();
@@ -51349,426 +52525,70 @@ async function startModelProxy(options) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/proxy/agent.ts
-// Putting an agent CLI behind the model proxy: the real key and upstream from the job's environment, the
-// CLI pointed at the proxy with a placeholder key (src/agents/endpoints.ts knows each CLI's setting), every
-// model key removed from the agent's environment, and a cost meter that counts what crossed the wire.
+;// CONCATENATED MODULE: ./src/loop/steps/dispose.ts
+/** The loop's answer is already decided: a workspace that will not close is not worth a failed run. */
+async function disposeQuietly(workspace) {
+    await workspace.dispose().catch(() => undefined);
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/close.ts
 
 
-
-
-
-
-/** Every variable that holds a model API key: none of them reaches an agent behind the proxy. */
-const MODEL_KEY_VARIABLES = [
-    'ANTHROPIC_API_KEY',
-    'ANTHROPIC_AUTH_TOKEN',
-    'CLAUDE_CODE_OAUTH_TOKEN',
-    'OPENAI_API_KEY',
-    'CODEX_API_KEY',
-    'AZURE_OPENAI_API_KEY',
-    'GEMINI_API_KEY',
-    'GOOGLE_API_KEY',
-    'GOOGLE_GENERATIVE_AI_API_KEY',
-    'GOOGLE_APPLICATION_CREDENTIALS',
-    'DASHSCOPE_API_KEY',
-    'OPENROUTER_API_KEY'
-];
-/**
- * A process runner whose programs get no model key: behind the proxy the ralph's commands and checks run
- * code the agent wrote (a test file, a package script), so they must not hold the key either. They share the
- * agent's egress rules, so they get its way out too: `proxyEnv`, the proxy variables allowed-hosts sets.
- */
-function withoutModelKeys(run, placeholderKey, proxyEnv = {}) {
-    return options => {
-        const env = { ...(options.env ?? process.env), ...proxyEnv };
-        // The agent's own placeholder stays: it opens the proxy and nothing else.
-        for (const name of MODEL_KEY_VARIABLES)
-            if (env[name] !== placeholderKey)
-                delete env[name];
-        return run({ ...options, env });
+/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
+const REFUSALS_WARNED = 10;
+async function closeRun(run, metered, egress) {
+    metered.stop();
+    await disposeQuietly(run.env.workspace);
+    for (const problem of (await egress.rules?.remove()) ?? [])
+        run.warn(`the egress rules were not all removed: ${problem}`);
+    await egress.refusals?.close();
+    if (metered.proxied)
+        await closeProxy(run, metered.proxied, egress.network);
+}
+async function closeProxy(run, proxied, network) {
+    const { proxy } = proxied;
+    await proxied.close();
+    run.status.modelProxy = {
+        upstream: proxied.upstream,
+        requests: proxy.requests.length,
+        refused: [...proxy.refused],
+        ...(proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxy.refusedUnnamed } : {}),
+        ...(proxy.refusedRequests.length > 0 ? { refusedRequests: [...proxy.refusedRequests] } : {})
     };
-}
-/** Where each CLI's real key is read from in the job's environment, first found wins. */
-const KEY_SOURCES = {
-    claude: ['ANTHROPIC_API_KEY'],
-    codex: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
-    gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
-    opencode: ['OPENAI_API_KEY'],
-    qwen: ['OPENAI_API_KEY', 'DASHSCOPE_API_KEY']
-};
-/** The vendor's own API, when neither the workflow nor the job's environment names another upstream. */
-const DEFAULT_UPSTREAM = {
-    claude: 'https://api.anthropic.com',
-    codex: 'https://api.openai.com',
-    gemini: 'https://generativelanguage.googleapis.com',
-    opencode: 'https://api.openai.com',
-    qwen: 'https://dashscope.aliyuncs.com/compatible-mode'
-};
-const AGENT_NETWORKS = ['model-only', 'allow-list', 'open'];
-/** The model proxy could not be set up: one line that says why and what to do. */
-class ModelProxyError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'ModelProxyError';
-    }
-}
-/** The base URL of an OpenAI-style variable without its trailing /v1 (the CLI's paths carry it). */
-const withoutV1 = (url) => url.replace(/\/+$/, '').replace(/\/v1$/, '');
-function upstreamOf(cli, env, settings) {
-    if (settings.upstream)
-        return settings.upstream.replace(/\/+$/, '');
-    // codex, opencode and qwen speak OpenAI's API: the job's OPENAI_BASE_URL (a gateway) is their upstream.
-    const fromEnv = cli === 'claude'
-        ? env.ANTHROPIC_BASE_URL
-        : cli === 'gemini'
-            ? env.GOOGLE_GEMINI_BASE_URL
-            : env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL);
-    return (fromEnv || DEFAULT_UPSTREAM[cli]).replace(/\/+$/, '');
-}
-/** The model a config-file CLI (codex, opencode) must be told; the others keep their own choice. */
-function modelOf(cli, argv, env) {
-    if (cli === 'codex')
-        return codexModel(argv, env);
-    if (cli !== 'opencode')
-        return undefined;
-    const flag = argv.findIndex(a => a === '-m' || a === '--model');
-    const named = flag >= 0 ? argv[flag + 1] : argv.find(a => a.startsWith('--model='))?.slice(8);
-    let model = named;
-    if (!model && env.OPENCODE_CONFIG && (0,external_node_fs_.existsSync)(env.OPENCODE_CONFIG)) {
-        try {
-            const config = JSON.parse((0,external_node_fs_.readFileSync)(env.OPENCODE_CONFIG, 'utf8'));
-            if (typeof config.model === 'string')
-                model = config.model;
-        }
-        catch {
-            // an unreadable config names no model
-        }
-    }
-    return model?.split('/').pop();
-}
-function proxiedAgent(argv, env) {
-    const cli = agentCliOf(argv)?.name;
-    if (!cli)
-        return { problem: 'unknown_agent' };
-    const keyName = KEY_SOURCES[cli].find(name => env[name]);
-    if (keyName === undefined)
-        return { problem: 'no_key', cli };
-    const model = modelOf(cli, argv, env);
-    if (cli === 'opencode' && !model)
-        return { problem: 'no_model', cli };
-    return { cli, keyName, model };
+    for (const line of proxied.warnings())
+        run.warn(line);
+    const allowedHosts = run.config.modelProxy?.allowedHosts ?? [];
+    for (const target of proxy.refused.slice(0, REFUSALS_WARNED))
+        run.warn(refusalWarning(network, target, allowedHosts));
+    const more = [
+        ...(proxy.refused.length > REFUSALS_WARNED
+            ? [
+                `${proxy.refused.length - REFUSALS_WARNED} more destination(s), named in status.json (modelProxy.refused)`
+            ]
+            : []),
+        ...(proxy.refusedUnnamed > 0
+            ? [
+                `${proxy.refusedUnnamed} connection(s) or datagram(s) counted only, not named (past the first ${MOST_REFUSALS_NAMED}, or more at once than the lookups kept up with) (modelProxy.refusedUnnamed)`
+            ]
+            : [])
+    ];
+    if (more.length > 0)
+        run.warn(`agent-network ${network} refused the agent ${more.join(' and ')}`);
 }
 /**
- * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
- * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
+ * One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for
+ * UDP. A host allowed-hosts already names was refused because the agent went there directly, not through the
+ * proxy: adding it again would not help. Plain HTTP is never forwarded.
  */
-function autoModelProxy(argv, env) {
-    const agent = proxiedAgent(argv, env);
-    if (!('problem' in agent))
-        return { on: true };
-    if (agent.problem === 'unknown_agent')
-        return { on: false };
-    const unmetered = `${agent.cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
-    return agent.problem === 'no_key'
-        ? { on: false, why: `No ${KEY_SOURCES[agent.cli].join(' or ')} in the job's environment: ${unmetered}.` }
-        : {
-            on: false,
-            why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
-        };
-}
-/** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
-function modelProxyProblem(argv, env) {
-    const agent = proxiedAgent(argv, env);
-    return 'problem' in agent ? problemLine(agent, argv) : undefined;
-}
-function problemLine(agent, argv) {
-    switch (agent.problem) {
-        case 'unknown_agent':
-            return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
-        case 'no_key':
-            return `The model proxy holds the key for ${agent.cli}, but the job's environment has no ${KEY_SOURCES[agent.cli].join(' or ')}: set it from a secret.`;
-        case 'no_model':
-            return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
-    }
-}
-/**
- * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
- * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
- */
-async function startAgentProxy(argv, env, settings, budget = {}) {
-    const agent = proxiedAgent(argv, env);
-    if ('problem' in agent)
-        throw new ModelProxyError(problemLine(agent, argv));
-    const { cli, keyName, model } = agent;
-    let ca;
-    if (settings.caFile) {
-        try {
-            ca = (0,external_node_fs_.readFileSync)(settings.caFile, 'utf8');
-        }
-        catch (error) {
-            throw new ModelProxyError(`The model proxy's CA file ${settings.caFile} cannot be read (${error.code ?? String(error)}): check the path.`);
-        }
-    }
-    const upstream = upstreamOf(cli, env, settings);
-    const wire = AGENT_WIRE[cli];
-    const meter = new MeteredCostMeter();
-    const pricing = new FailClosedPricing(CLI_VENDOR[cli]);
-    const { maxCostUsd } = budget;
-    const proxy = await startModelProxy({
-        wire,
-        upstream,
-        apiKey: env[keyName] ?? '',
-        ...(ca ? { ca } : {}),
-        price: usage => pricing.price(usage),
-        onRequest: request => meter.update(request),
-        overBudget: () => maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= maxCostUsd,
-        budgetLeft: () => maxCostUsd === undefined ? undefined : maxCostUsd - meter.spentUsd() - meter.runningUsd(),
-        allowedHosts: settings.allowedHosts ?? []
-    });
-    // The agent's files hold only the placeholder key: readable by the agent's own user.
-    const dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-model-proxy-'));
-    (0,external_node_fs_.chmodSync)(dir, 0o755);
-    const setup = endpointSetup(cli, { url: proxy.url, apiKey: proxy.placeholderKey, model }, dir);
-    for (const [file, content] of Object.entries(setup.files)) {
-        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(file), { recursive: true, mode: 0o755 });
-        (0,external_node_fs_.writeFileSync)(file, content, { mode: 0o644 });
-        // An agent of its own uid writes beside its settings (codex's sessions/, gemini's tmp/), as in /tmp:
-        // sticky, so it adds its own entries and never replaces ours.
-        if (settings.agentUid !== undefined)
-            (0,external_node_fs_.chmodSync)(external_node_path_default().dirname(file), 0o1777);
-    }
-    // gemini reads its settings from $GEMINI_CLI_HOME/.gemini (else HOME's, which an isolated agent gets fresh).
-    // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
-    const proxyEnv = {};
-    if ((settings.allowedHosts ?? []).length > 0) {
-        for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'])
-            proxyEnv[name] = proxy.url;
-        proxyEnv.NO_PROXY = proxyEnv.no_proxy = '127.0.0.1,localhost';
-    }
-    const set = {
-        ...setup.env,
-        ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}),
-        ...proxyEnv
-    };
-    return {
-        proxy,
-        cli,
-        wire,
-        upstream,
-        agentEnv: { set, remove: MODEL_KEY_VARIABLES.filter(name => !(name in set)) },
-        proxyEnv,
-        meter,
-        warnings: () => [
-            ...proxy.refusedRequests
-                .slice(0, REQUESTS_WARNED)
-                .map((name, i) => `the model proxy refused the agent ${name}: ${proxy.refusedWhy[i] ?? ''}`),
-            ...(proxy.refusedRequests.length > REQUESTS_WARNED
-                ? [
-                    `the model proxy refused the agent more requests its meter cannot price, named in status.json (modelProxy.refusedRequests)`
-                ]
-                : []),
-            ...pricing.warnings(),
-            ...(proxy.requests.some(r => r.worstCase && r.impossibleUsage === undefined)
-                ? [
-                    'the model proxy could not read what an answer the upstream may have billed cost (compressed, not JSON, usage missing or without its input or output count, or an answer that did not end: cut, dropped or left by the agent): it was charged its pre-authorised worst case, so the budget still holds'
-                ]
-                : []),
-            ...(proxy.requests.some(r => r.impossibleUsage !== undefined)
-                ? [
-                    `the model upstream reported usage that cannot be true (${proxy.requests.find(r => r.impossibleUsage)?.impossibleUsage ?? ''}): a fault of the upstream's, so the request was charged its pre-authorised worst case and the run's cost is unknown`
-                ]
-                : [])
-        ],
-        close: async () => {
-            await proxy.close();
-            try {
-                (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
-            }
-            catch {
-                // What an agent of its own uid wrote there is not ours to remove (the job's user behind sudo).
-            }
-        }
-    };
-}
-/** Refused requests named one warning each; the rest are in status.json. */
-const REQUESTS_WARNED = 10;
-/** Whose prices an unlisted model of each CLI is charged at, when its name does not say (the CLI's default upstream). */
-const CLI_VENDOR = {
-    claude: 'Anthropic',
-    codex: 'OpenAI',
-    gemini: 'Google',
-    opencode: 'OpenAI',
-    qwen: 'Alibaba'
-};
-/** Unpriced models named in warnings; past these, one line says more were seen. */
-const MOST_UNPRICED_NAMED = 5;
-/**
- * The price table, failing closed: a model it does not list (or no model named) is charged at the highest rates
- * the table has for its vendor, so the cap never switches off. Each such model is said once.
- */
-class FailClosedPricing {
-    fallback;
-    unpriced = new Map();
-    more = false;
-    constructor(fallback) {
-        this.fallback = fallback;
-    }
-    price(usage) {
-        const listed = lookupPrice(usage.model);
-        if (listed)
-            return costAt(listed, usage);
-        const vendor = vendorOfModel(usage.model) ?? this.fallback;
-        // The model's name is the agent's text (or the upstream's): kept only in the characters of model ids.
-        const name = usage.model === undefined || usage.model === ''
-            ? 'a request that names no model'
-            : /^[A-Za-z0-9._:/@[\]-]{1,100}$/.test(usage.model)
-                ? usage.model
-                : 'a model named with other characters';
-        if (!this.unpriced.has(name)) {
-            if (this.unpriced.size < MOST_UNPRICED_NAMED)
-                this.unpriced.set(name, vendor);
-            else
-                this.more = true;
-        }
-        return costAt(topPriceOf(vendor), usage);
-    }
-    warnings() {
-        const lines = [...this.unpriced].map(([name, vendor]) => {
-            const top = topPriceOf(vendor);
-            return `${name} has no price in the table: it is charged at the highest ${vendor} price the table has ($${top.input} in, $${top.output} out a million tokens), so the budget still holds`;
-        });
-        if (this.more)
-            lines.push(`more models have no price in the table: each is charged at its vendor's highest price`);
-        return lines;
-    }
-}
-const agent_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
-const sumTokens = (requests) => {
-    const total = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    for (const r of requests) {
-        total.input += r.usage.input;
-        total.output += r.usage.output;
-        total.cache_read += r.usage.cache_read;
-        total.cache_write += r.usage.cache_write;
-    }
-    return total;
-};
-/**
- * The loop's meter when the proxy is on: a run costs what its requests cost at the wire. What the agent's
- * own output says is kept beside it, so the record shows both and their difference.
- */
-class MeteredCostMeter {
-    spent = 0;
-    /** Requests outside a run (the agent's leftovers after it ended), by seq: each counted once, at its latest. */
-    outside = new Map();
-    refusal;
-    worst;
-    run;
-    agentSaid;
-    listeners = new Set();
-    spentUsd = () => this.spent + [...this.outside.values()].reduce((sum, usd) => sum + usd, 0);
-    budgetRefusal = () => this.refusal;
-    runningUsd = () => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
-    source = () => this.worst ?? 'unknown';
-    beginRun() {
-        this.run = new Map();
-        this.agentSaid = undefined;
-    }
-    observe(usage) {
-        this.agentSaid = usage;
-    }
-    /** A request of the run in flight changed (the proxy calls this as usage streams by). */
-    update(request) {
-        if (request.refused === 'budget')
-            this.refusal ??= `the model proxy refused a request: ${request.error ?? 'its worst case does not fit in the budget'}`;
-        // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.
-        if (!this.run)
-            this.outside.set(request.seq, request.costUsd ?? 0);
-        else
-            this.run.set(request.seq, { ...request, usage: { ...request.usage } });
-        this.listeners.forEach(listener => listener());
-    }
-    endRun(final) {
-        const requests = [...(this.run?.values() ?? [])].sort((a, b) => a.seq - b.seq);
-        const tokens = sumTokens(requests);
-        const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
-        // A request with tokens but no price, or an answer the proxy could not read, makes the run's cost unknown.
-        const unpriced = requests.some(r => r.unread === true ||
-            r.impossibleUsage !== undefined ||
-            (r.costUsd === undefined && r.usage.input + r.usage.output > 0));
-        const source = unpriced ? 'unknown' : 'metered';
-        const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable);
-        const usage = {
-            input: tokens.input,
-            output: tokens.output,
-            cache_read: tokens.cache_read,
-            cache_write: tokens.cache_write,
-            cost_usd: cost,
-            cost_source: source,
-            requests: requests.map(r => ({
-                seq: r.seq,
-                path: r.path,
-                status: r.status,
-                ...(r.usage.model ? { model: r.usage.model } : {}),
-                input: r.usage.input,
-                output: r.usage.output,
-                cache_read: r.usage.cache_read,
-                cache_write: r.usage.cache_write,
-                ...(r.usage.cache_write_1h ? { cache_write_1h: r.usage.cache_write_1h } : {}),
-                ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
-                ...(r.cut ? { cut: true } : {}),
-                ...(r.unread ? { unread: true } : {}),
-                ...(r.worstCase ? { worst_case: true } : {}),
-                ...(r.impossibleUsage ? { impossible_usage: r.impossibleUsage } : {}),
-                ...(r.refused ? { refused: r.refused } : {}),
-                ...(r.error ? { error: r.error } : {})
-            }))
-        };
-        if (agentSaid.cost_source !== 'unknown')
-            usage.agent_said = { cost_usd: agentSaid.cost_usd, cost_source: agentSaid.cost_source };
-        this.spent += cost;
-        this.worst = this.worst === undefined || agent_RANK[source] > agent_RANK[this.worst] ? source : this.worst;
-        this.run = undefined;
-        this.agentSaid = undefined;
-        this.listeners.forEach(listener => listener());
-        return usage;
-    }
-    onChange(listener) {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
-    }
-}
-/** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */
-function modelProxySettings(given) {
-    const { upstream, caFile, allowedHosts, network } = given;
-    const named = [
-        upstream !== undefined && 'model-upstream',
-        caFile !== undefined && 'model-ca',
-        allowedHosts.length > 0 && 'allowed-hosts',
-        network !== undefined && 'agent-network'
-    ].find(Boolean);
-    // A wrong value is named first: turning the proxy on would not mend it.
-    if (upstream !== undefined && !/^https?:\/\/[^/\s]+/.test(upstream))
-        throw new ModelProxyError(`The setting 'model-upstream' must be an http(s) URL, got ${JSON.stringify(upstream)}.`);
-    if (network !== undefined && !AGENT_NETWORKS.includes(network))
-        throw new ModelProxyError(`The setting 'agent-network' must be one of ${AGENT_NETWORKS.join(', ')}, got ${JSON.stringify(network)}.`);
-    if (!given.on) {
-        if (named)
-            throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`);
-        return undefined;
-    }
-    const chosen = (network ?? (allowedHosts.length > 0 ? 'allow-list' : 'model-only'));
-    if (chosen !== 'allow-list' && allowedHosts.length > 0)
-        throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`);
-    return {
-        network: chosen,
-        // A proxy setting given asks for the proxy: auto then means on, and fails where it cannot be.
-        ...(given.on === 'auto' && !named ? { auto: true } : {}),
-        ...(upstream !== undefined ? { upstream } : {}),
-        ...(caFile !== undefined ? { caFile } : {}),
-        ...(allowedHosts.length > 0 ? { allowedHosts } : {})
-    };
+function refusalWarning(network, target, allowedHosts) {
+    if (target.startsWith('http://'))
+        return `agent-network ${network} refused the agent a plain-HTTP request to ${target} through the proxy: it forwards HTTPS (CONNECT) to allowed-hosts, never plain HTTP`;
+    if (target.startsWith('udp '))
+        return `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`;
+    const host = HOST_PORT.exec(target)?.[1];
+    return host !== undefined && hostAllowed(host, allowedHosts)
+        ? `agent-network ${network} refused the agent a direct connection to ${target}: ${host} is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`
+        : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`;
 }
 
 ;// CONCATENATED MODULE: ./src/proxy/egress.ts
@@ -52138,200 +52958,38 @@ async function bindFirstFree(onTcp, onUdp) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/guard.ts
-const MAX_TIMER_MS = 2 ** 31 - 1;
-const systemClock = {
-    now: () => Date.now(),
-    setTimeout(fn, ms) {
-        const timer = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
-        return () => clearTimeout(timer);
-    }
-};
-class LoopGuard {
-    options;
-    controller = new AbortController();
-    cleanups = [];
-    watchingCost = false;
-    trip;
-    constructor(options) {
-        this.options = options;
-        const { clock, signal, deadline, meter } = options;
-        if (signal?.aborted)
-            this.fire('cancelled', clock.now(), 'the run was cancelled');
-        else if (signal) {
-            const onAbort = () => this.fire('cancelled', clock.now(), 'the run was cancelled');
-            signal.addEventListener('abort', onAbort, { once: true });
-            this.cleanups.push(() => signal.removeEventListener('abort', onAbort));
-        }
-        if (deadline !== undefined)
-            this.cleanups.push(clock.setTimeout(() => this.fire('timeout', deadline, 'the total time budget ran out'), deadline - clock.now()));
-        this.cleanups.push(meter.onChange(() => this.checkCost()));
-    }
-    /** Aborts when the run must stop now; pass it to every process the loop starts. */
-    get signal() {
-        return this.controller.signal;
-    }
-    /** Cost is enforced mid-run only while an agent runs (checks and commands cost nothing). */
-    watchCost(on) {
-        this.watchingCost = on;
-        if (on)
-            this.checkCost();
-    }
-    /** The dollar budget is already spent by finished runs, or a request's worst case no longer fits in it. */
-    costSpent() {
-        const max = this.options.maxCostUsd;
-        return (max !== undefined && (this.options.meter.spentUsd() >= max || !!this.options.meter.budgetRefusal?.()));
-    }
-    timeSpent() {
-        const deadline = this.options.deadline;
-        return deadline !== undefined && this.options.clock.now() >= deadline;
-    }
-    /** Waits `ms`, or less when the run must stop (or `also` fires). */
-    sleep(ms, also) {
-        const signals = [this.signal, ...(also ? [also] : [])];
-        return new Promise(resolve => {
-            if (signals.some(s => s.aborted) || ms <= 0)
-                return resolve();
-            const done = () => {
-                cancel();
-                for (const s of signals)
-                    s.removeEventListener('abort', done);
-                resolve();
-            };
-            const cancel = this.options.clock.setTimeout(done, ms);
-            for (const s of signals)
-                s.addEventListener('abort', done, { once: true });
-        });
-    }
-    /** Stops watching (timers, listeners); the signal keeps its state. */
-    dispose() {
-        for (const cleanup of this.cleanups.splice(0))
-            cleanup();
-    }
-    checkCost() {
-        const { maxCostUsd, meter, clock } = this.options;
-        if (!this.watchingCost || maxCostUsd === undefined)
-            return;
-        const refusal = meter.budgetRefusal?.();
-        if (refusal)
-            return this.fire('budget_exhausted', clock.now(), refusal);
-        const total = meter.spentUsd() + meter.runningUsd();
-        if (total >= maxCostUsd)
-            this.fire('budget_exhausted', clock.now(), `the cost ($${total.toFixed(4)}) reached the budget ($${maxCostUsd})`);
-    }
-    fire(cause, at, detail) {
-        if (this.trip)
-            return;
-        this.trip = { cause, at, detail };
-        // A spent budget is killed at once: no grace in which the agent could spend more (or exit slowly, as
-        // gemini does on SIGTERM, ~0.6-1.5 s). A time cap or a cancel keeps the usual SIGTERM grace.
-        const reason = Object.assign(new Error(detail), cause === 'budget_exhausted' ? { killGraceMs: 0 } : {});
-        this.controller.abort(reason);
-    }
-}
+;// CONCATENATED MODULE: ./src/loop/steps/egress.ts
+// Step: egress — the agent's uid may reach only the proxy (model-only, allow-list): iptables, where the
+// agent is its own user. Its other TCP and UDP is named (from conntrack) as it is refused.
 
-;// CONCATENATED MODULE: ./src/loop/stop.ts
-/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
-function capReached(max, last) {
-    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
-    return last?.verdict === 'checks_passed_no_tag'
-        ? `${cap}; the checks pass, but the agent has not given the completion tag`
-        : cap;
-}
-const fromTrip = (trip) => ({ reason: trip.cause, detail: trip.detail });
-/** What the iteration's own outcome says, most decisive first; undefined when it does not end the loop. */
-function outcomeStop(end, budgets, breaker) {
-    const agent = end.record.agent;
-    if (end.crash)
-        return { reason: 'agent_error', detail: `Run crashed: ${end.crash}` };
-    if (end.success)
-        return budgets.gated
-            ? { reason: 'all_checks_passed', detail: `every check passed in iteration ${end.iteration}` }
-            : { reason: 'completed', detail: `the agent gave the completion signal in iteration ${end.iteration}` };
-    if (end.interrupted && budgets.trip)
-        return fromTrip(budgets.trip);
-    if (end.limitStop)
-        return { reason: 'agent_error', detail: end.limitStop };
-    if (budgets.stopOnError && agent && !agent.success && !end.limitWaited) {
-        const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`;
-        return {
-            reason: 'agent_error',
-            detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
-        };
+
+async function limitEgress(config, { proxied }, warn) {
+    const network = config.modelProxy?.network ?? 'model-only';
+    if (!proxied || network === 'open')
+        return { network };
+    const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {};
+    const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege);
+    if (why !== undefined || uid === undefined) {
+        warn(`egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`);
+        return { network };
     }
-    const unfixable = setupMissing(end);
-    if (unfixable)
-        return unfixable;
-    if (breaker)
-        return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` };
-    return undefined;
-}
-/** A gate's output when a module or a program that an install puts in place is missing (node, sh, bash, python). */
-const MISSING_INSTALL = /Cannot find (module|package) |MODULE_NOT_FOUND|: command not found|^(\/bin\/)?sh: \d+: .*: not found|No module named /m;
-/**
- * What only an install puts in place, missing: a package (a bare name, or a path into node_modules) or a program
- * named without a path. A file of the agent's that git ignores (`Cannot find module '/w/answer.js'`, `./x.sh: not
- * found`) is not one: the agent can commit it. Python's `No module named` cannot tell the two apart.
- */
-const ONLY_AN_INSTALL = [
-    /Cannot find package '[^']+'/,
-    /Cannot find module '(?![./])[^']+'/,
-    /Cannot find module '[^']*\/node_modules\//,
-    /^(?:\/bin\/)?sh: \d+: [^\s/]+: not found$/m,
-    /(?:^|: )[^\s/:]+: command not found$/m
-];
-/**
- * The fix, when a clean checkout's gate missed a module or a command and no setup ran there: what an install
- * left in the loop's tree (node_modules) is never in a clean checkout. Empty otherwise.
- */
-function missingSetupHint(verification) {
-    if (verification.setup.length > 0)
-        return '';
-    if (!verification.checks.some(run => !run.passed && MISSING_INSTALL.test(run.tail)))
-        return '';
-    return "; a gate there could not find a module or a command and no setup ran: what an install left in the loop's tree (node_modules) is never in a clean checkout, so give setup the project's install command (a JavaScript project's: setup: npm ci)";
-}
-/**
- * A clean checkout whose gate missed a module or a command while no setup ran: no agent can fix that (the
- * install is the workflow's setting), so the loop stops at the first, naming the fix, instead of paying on.
- */
-function setupMissing(end) {
-    const verification = end.record.verification;
-    if (verification?.verdict !== 'failed' || verification.setup.length > 0)
-        return undefined;
-    const missed = (tail) => ONLY_AN_INSTALL.some(pattern => pattern.test(tail));
-    if (!verification.checks.some(run => !run.passed && missed(run.tail)))
-        return undefined;
-    return {
-        reason: 'verify_failed',
-        detail: `the gates passed in the loop's tree in iteration ${end.iteration} but failed on a clean checkout of ${verification.commit.slice(0, 12)}${missingSetupHint(verification)}; no agent can fix that, so the loop stopped there`
-    };
-}
-/**
- * Whether the loop stops now, and why. `end` is the iteration just run (undefined before the first);
- * `breaker` is what the stagnation breaker made of it. Undefined: the loop goes on.
- */
-function decideStop(end, budgets, breaker) {
-    const stop = end && outcomeStop(end, budgets, breaker);
-    if (stop)
-        return stop;
-    const { maxIterations: max, trip } = budgets;
-    if (max !== undefined && budgets.ran >= max)
-        return budgets.last?.verification?.verdict === 'failed'
-            ? {
-                reason: 'verify_failed',
-                detail: `${capReached(max, undefined)}; the gates passed in the loop's tree but failed on a clean checkout of ${budgets.last.verification.commit.slice(0, 12)}${missingSetupHint(budgets.last.verification)}`
-            }
-            : { reason: 'max_iterations', detail: capReached(max, budgets.last) };
-    if (trip)
-        return fromTrip(trip);
-    if (budgets.finishAsked)
-        return { reason: 'cancelled', detail: 'stopped after the iteration in flight, as asked' };
-    if (budgets.timeSpent)
-        return { reason: 'timeout', detail: 'the total time budget is spent' };
-    if (budgets.costSpent)
-        return { reason: 'budget_exhausted', detail: `the cost budget ($${budgets.maxCostUsd}) is spent` };
-    return undefined;
+    let refusals;
+    try {
+        refusals = await startRefusalListener(proxied.proxy, egressPrefix(privilege));
+        const rules = await restrictEgress({
+            uid,
+            proxyPort: proxied.proxy.port,
+            refusalPort: refusals.port,
+            prefix: egressPrefix(privilege)
+        });
+        if (rules.ipv6Unnamed)
+            warn(`the agent's IPv6 connections are refused but not named (this kernel has no IPv6 nat: ${rules.ipv6Unnamed})`);
+        return { network, rules, refusals };
+    }
+    catch (error) {
+        warn(`egress is not enforced: the rules could not be set (${error.message})`);
+        return { network, ...(refusals ? { refusals } : {}) };
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/loop/agent.ts
@@ -52471,157 +53129,957 @@ async function runAgent(ctx) {
     return agentResult;
 }
 
-;// CONCATENATED MODULE: ./src/loop/checks.ts
-// Gates: each check runs with `bash -c` in the work tree the agent left; exit 0 = pass. Output streams to
-// its log file; only the tail is read back (from the log, so memory stays bounded whatever it prints).
+;// CONCATENATED MODULE: ./src/loop/protect/glob.ts
+// The glob engine of protected paths: a glob as a regular expression over `/` path strings, and which rule
+// names a path. Pure.
+
+const regexCache = new Map();
+/** A glob as a regular expression over `/` paths: `**` any folders, `*` and `?` within a name, `[…]`, `{a,b}`. */
+function globRegExp(glob) {
+    const cached = regexCache.get(glob);
+    if (cached)
+        return cached;
+    let source = '';
+    const g = glob.replace(/\/+$/, '/**');
+    for (let i = 0; i < g.length; i++) {
+        const c = g[i];
+        if (c === '*' && g[i + 1] === '*') {
+            const atStart = i === 0 || g[i - 1] === '/';
+            const slashAfter = g[i + 2] === '/';
+            if (atStart && slashAfter) {
+                source += '(?:.*/)?';
+                i += 2;
+            }
+            else if (atStart && i + 2 === g.length) {
+                source += '.*';
+                i += 1;
+            }
+            else {
+                source += '[^/]*';
+                i += 1;
+            }
+        }
+        else if (c === '*')
+            source += '[^/]*';
+        else if (c === '?')
+            source += '[^/]';
+        else if (c === '[') {
+            const end = g.indexOf(']', i + 2);
+            if (end === -1)
+                source += '\\[';
+            else {
+                const body = g
+                    .slice(i + 1, end)
+                    .replace(/^!/, '^')
+                    .replace(/\\/g, '\\\\');
+                source += `[${body}]`;
+                i = end;
+            }
+        }
+        else if (c === '{') {
+            const end = g.indexOf('}', i);
+            if (end === -1)
+                source += '\\{';
+            else {
+                const options = g.slice(i + 1, end).split(',');
+                source += `(?:${options.map(o => o.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*')).join('|')})`;
+                i = end;
+            }
+        }
+        else
+            source += c.replace(/[.+^${}()|\\/]/g, '\\$&');
+    }
+    const re = new RegExp(`^${source}$`);
+    regexCache.set(glob, re);
+    return re;
+}
+/** Whether a glob names the path itself or a folder holding it. */
+function globMatches(glob, file) {
+    const re = globRegExp(glob);
+    if (re.test(file))
+        return true;
+    for (let dir = external_node_path_default().posix.dirname(file); dir !== '.'; dir = external_node_path_default().posix.dirname(dir))
+        if (re.test(dir))
+            return true;
+    return false;
+}
+/** The first rule protecting a path of the start commit (`base`: it is in it), or undefined. */
+function ruleFor(rules, file, base) {
+    return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file));
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/commit-check.ts
+// The commit check of protected paths: which paths a delivered commit changes that it may not (the delivery's
+// last check; the restore before each gate run makes it empty). Read from git, decided by the rules.
 
 
 
+/** The paths of `changed` (relative to the top) that the delivered commit may not change, with why. */
+function protectedChanges(rules, changed, guardrails) {
+    return changed.flatMap(({ path: file, inBase }) => {
+        if (file === guardrails)
+            return [];
+        const rule = ruleFor(rules, file, inBase);
+        return rule ? [{ path: file, why: rule.why }] : [];
+    });
+}
+/**
+ * The protected paths a commit changes against the start commit (the delivery's last check: the restore before
+ * each gate run makes this empty). `rules` and `guardrails` as status.json's `protected` records them.
+ */
+async function protectedInCommit(dir, base, commit, rules, guardrails) {
+    const out = await new repo_GitRepo(dir).bytes([
+        'diff',
+        '--name-status',
+        '-z',
+        '--no-renames',
+        base,
+        commit,
+        '--'
+    ]);
+    const fields = splitNul(out);
+    const changed = [];
+    for (let i = 0; i + 1 < fields.length; i += 2)
+        changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' });
+    return protectedChanges(rules, changed, guardrails);
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/gate-files.ts
+// What a gate's command line names: the files it runs (filesRun) and the words that may name a path
+// (gateWords). Pure: shell words only, nothing is read.
 
 
-/** Characters of a check's output kept for the prompt and the record. */
-const CHECK_TAIL_CHARS = 2000;
-/** Bytes read back from the end of a check's log for the fingerprint (a few KiB is plenty). */
-const CHECK_FINGERPRINT_BYTES = 16 * 1024;
-/** The last `bytes` of a file, decoded, without a character split by the cut. */
-function readFileTail(file, bytes) {
-    let fd;
+/** The words of a gate that may name a path: its shell words, and the pieces of those split at shell syntax. */
+function gateWords(run) {
+    const pieces = shellWords(run).flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
+    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
+}
+function shellWords(run) {
     try {
-        fd = (0,external_node_fs_.openSync)(file, 'r');
+        return shlex_shlexSplit(run);
     }
     catch {
-        return '';
+        // An unbalanced quote: the gate fails when it runs; its words split at blanks still name what it would run.
+        return run.split(/\s+/);
     }
+}
+/** Programs whose first word that is not an option is the script they run. */
+const INTERPRETERS = new Set([
+    'bash',
+    'sh',
+    'dash',
+    'zsh',
+    'ksh',
+    'node',
+    'python',
+    'python3',
+    'ruby',
+    'perl',
+    'php',
+    'deno',
+    'bun'
+].concat(['tsx', 'ts-node', 'pwsh', 'source', '.']));
+/** Programs that run the command that follows them. */
+const WRAPPERS = new Set(['env', 'timeout', 'nice', 'nohup', 'time', 'exec', 'command', 'xargs', 'stdbuf']);
+/** Words that end one simple command and start another. */
+const SEPARATOR = /^(;|&&|\|\||\||&|\(|\)|\{|\}|!|if|then|else|elif|do|while|until)$/;
+/**
+ * The files a gate runs, not those it reads as data: each simple command's program, an interpreter's script
+ * (`bash check.sh`, `node scripts/verify.js`; `bash -c '…'` read again), and a runner's configuration
+ * (`--config x`). `grep -q 'a + b' calc.js` runs grep: calc.js is the code the agent is asked to change.
+ */
+function filesRun(run, depth = 0) {
+    const words = shellWords(run);
+    const out = [];
+    let start = true;
+    for (let i = 0; i < words.length; i++) {
+        const word = words[i].replace(/;+$/, '');
+        const ends = words[i] !== word;
+        if (SEPARATOR.test(word)) {
+            start = true;
+            continue;
+        }
+        const config = /^(-c|--?(config|config-file|rcfile|settings))(=(.*))?$/.exec(word);
+        if (config) {
+            const value = config[4] ?? words[i + 1];
+            if (value)
+                out.push(value);
+        }
+        else if (start && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) && !/^-|^\d+[smhd]?$/.test(word)) {
+            const name = external_node_path_default().posix.basename(word);
+            out.push(word);
+            start = WRAPPERS.has(name);
+            if (INTERPRETERS.has(name))
+                for (let j = i + 1; j < words.length; j++) {
+                    if (words[j] === '-c' && words[j + 1] !== undefined) {
+                        if (depth < 2)
+                            out.push(...filesRun(words[j + 1], depth + 1));
+                        i = j + 1;
+                        break;
+                    }
+                    if (words[j] === '-m')
+                        break;
+                    if (words[j].startsWith('-'))
+                        continue;
+                    out.push(words[j].replace(/;+$/, ''));
+                    if (words[j].endsWith(';'))
+                        start = true;
+                    i = j;
+                    break;
+                }
+        }
+        if (ends)
+            start = true;
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/reverts-line.ts
+// How protected paths put back are said: one line, each path shown safely (a name need not be UTF-8).
+
+/** One line for the prompt, the log and the record: each path and why. */
+function revertsLine(reverts) {
+    return reverts.map(r => `${showPath(r.path)} (${r.why})`).join(', ');
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/gate-run.ts
+
+/**
+ * The failing run that voids a round of gates during which protected paths changed: the code a gate runs
+ * (the agent's) could have rewritten a later gate's script or a test not yet loaded. They are put back before
+ * the next round.
+ */
+function changedDuringGates(changes) {
+    return {
+        name: 'protected paths',
+        run: '(the action: what judges the agent, unchanged while it judges)',
+        passed: false,
+        exitCode: null,
+        timedOut: false,
+        durationMs: 0,
+        outputBytes: 0,
+        tail: `While the gates ran, protected paths changed: ${revertsLine(changes)}. Gates that run code which rewrites what judges it do not count; leave those paths alone.`,
+        log: ''
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/rules.ts
+// What `auto` protects: a list of rules, each a small function of the run's facts and the start commit's files.
+// A new auto rule is one function and one entry in AUTO_RULES; the order there is the order a path's `why` is
+// looked up in (the first rule matching a path names it).
+
+
+/** Test files by the common conventions: the agent may add tests, never weaken the ones that judge it. */
+const TEST_FILE_GLOBS = [
+    '**/*.test.*',
+    '**/*.spec.*',
+    '**/test_*.py',
+    '**/*_test.py',
+    '**/*_test.go',
+    '**/__tests__/**',
+    '**/test/**',
+    '**/tests/**'
+];
+/**
+ * What a test runner reads to decide what and how to run: a new one anywhere (a `jest.config.js` beside a
+ * protected `jest.config.ts`, a `conftest.py` in a subfolder, a `GNUmakefile` before the `Makefile`) is removed.
+ */
+const RUNNER_CONFIG_GLOBS = [
+    '**/jest.config.*',
+    '**/jest.setup.*',
+    '**/vitest.config.*',
+    '**/vitest.workspace.*',
+    '**/vitest.setup.*',
+    '**/vite.config.*',
+    '**/.mocharc*',
+    '**/.ava.config.*',
+    '**/ava.config.*',
+    '**/babel.config.*',
+    '**/.babelrc*',
+    '**/tsconfig*.json',
+    '**/.npmrc',
+    '**/.yarnrc',
+    '**/.yarnrc.yml',
+    '**/.pnpmfile.cjs',
+    '**/bunfig.toml',
+    '**/.node-options',
+    '**/pytest.ini',
+    '**/.pytest.ini',
+    // A module named as the runner wins over it (`python -m pytest` runs ./pytest.py); jest's manual mocks of
+    // a package replace it; Go's module files pick which code a path names.
+    'pytest.py',
+    'pytest/**',
+    '**/__mocks__/**',
+    '**/go.mod',
+    '**/go.work',
+    '**/pyproject.toml',
+    '**/setup.cfg',
+    '**/tox.ini',
+    '**/noxfile.py',
+    '**/conftest.py',
+    '**/.coveragerc',
+    '**/Makefile',
+    '**/makefile',
+    '**/GNUmakefile'
+];
+/** Gate programs whose runner reads package.json (its scripts, and its jest/mocha/type/imports fields). */
+const PACKAGE_JSON_RUNNERS = new Set([
+    'npm',
+    'npx',
+    'yarn',
+    'pnpm',
+    'bun',
+    'node',
+    'jest',
+    'vitest',
+    'mocha',
+    'ava',
+    'tsx',
+    'ts-node'
+]);
+/** The ralph's own folder; a ralph whose folder is the project (or the repository) protects only its RALPH.md. */
+const ralphFolder = facts => {
+    if (facts.ralphDir !== undefined && facts.ralphDir !== '' && facts.ralphDir !== facts.projectDir)
+        return [{ glob: `${facts.ralphDir}/**`, scope: 'all', why: "auto: the ralph's own folder" }];
+    if (facts.ralphFile !== undefined)
+        return [{ glob: facts.ralphFile, scope: 'base', why: "auto: the ralph's RALPH.md" }];
+    return [];
+};
+/** .github/: the workflows and actions that run this one. */
+const githubFolder = () => [
+    { glob: '.github/**', scope: 'all', why: 'auto: .github/ (workflows, actions)' }
+];
+/** Every file of the start commit a gate runs (filesRun), gate by gate. */
+const filesGatesRun = (facts, baseFiles) => facts.checks.flatMap(check => filesRun(check.run).flatMap(word => {
+    if (/[$*?[{]/.test(word))
+        return [];
+    const rel = external_node_path_default().posix.normalize(external_node_path_default().posix.join(facts.projectDir, word.replace(/^\.\//, '')));
+    if (rel.startsWith('..') || rel === '.' || external_node_path_default().posix.isAbsolute(word))
+        return [];
+    // A file, not a folder: `eslint src` names the code the agent is asked to change.
+    return baseFiles.has(rel)
+        ? [{ glob: rel, scope: 'base', why: `auto: run by a gate (${check.run})` }]
+        : [];
+}));
+/** package.json (the top's and the project's) when a gate's runner reads it. */
+const packageJson = (facts, baseFiles) => {
+    const javascript = facts.checks.some(check => gateWords(check.run).some(word => PACKAGE_JSON_RUNNERS.has(external_node_path_default().posix.basename(word))));
+    if (!javascript)
+        return [];
+    return [...new Set(['', facts.projectDir])].flatMap(dir => {
+        const file = dir === '' ? 'package.json' : `${dir}/package.json`;
+        return baseFiles.has(file)
+            ? [
+                {
+                    glob: file,
+                    scope: 'base',
+                    why: 'auto: package.json (its scripts and fields steer the runner)'
+                }
+            ]
+            : [];
+    });
+};
+/** Test runners' configuration, wherever it is: a new one is removed too. */
+const runnerConfig = () => RUNNER_CONFIG_GLOBS.map(glob => ({
+    glob,
+    scope: 'all',
+    why: "auto: a test runner's configuration"
+}));
+/** The tests the start commit has. */
+const testFiles = () => TEST_FILE_GLOBS.map(glob => ({
+    glob,
+    scope: 'base',
+    why: 'auto: a test file of the start commit'
+}));
+/** The rules `auto` stands for, in the order a path's reason is looked up. */
+const AUTO_RULES = [
+    ralphFolder,
+    githubFolder,
+    filesGatesRun,
+    packageJson,
+    runnerConfig,
+    testFiles
+];
+/**
+ * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file a
+ * gate runs (filesRun), package.json for JavaScript gates, runner configuration, and the tests that exist.
+ */
+function autoRules(facts, baseFiles) {
+    return AUTO_RULES.flatMap(rule => rule(facts, baseFiles));
+}
+/** The rules a setting stands for: `auto` expanded, every other glob protecting what matches it (new paths too). */
+function protectRules(setting, facts, baseFiles) {
+    if (setting.includes('none'))
+        return [];
+    return setting.flatMap(glob => glob === 'auto'
+        ? autoRules(facts, baseFiles)
+        : [{ glob, scope: 'all', why: `protected: ${glob}` }]);
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/resolve.ts
+// Resolving protected paths: a setting (`auto`, globs) and the run's facts, against the start commit, become a
+// Protection: its rules and every protected path of that commit, read from git's object store.
+
+
+
+
+
+const toPosix = (p) => p.split((external_node_path_default()).sep).join('/');
+/** `dir` relative to the top, or undefined when it is outside it. */
+function insideTop(top, file) {
+    const rel = toPosix(external_node_path_default().relative(top, file));
+    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? undefined : rel;
+}
+/** Every file (and link) of a commit, from git's object store: path → mode and blob. */
+async function baseEntries(top, base) {
+    const out = await new repo_GitRepo(top).bytes(['ls-tree', '-r', '-z', '--full-tree', base]);
+    const entries = new Map();
+    for (const record of splitNul(out)) {
+        const tab = record.indexOf('\t');
+        if (tab === -1)
+            continue;
+        const [mode, type, oid] = record.slice(0, tab).split(' ');
+        if (type === 'blob')
+            entries.set(record.slice(tab + 1), { mode, oid });
+    }
+    return entries;
+}
+/**
+ * The protections of a run: `setting` (parseProtectSetting's list) resolved against the start commit `base`
+ * of the repository whose top is `top`.
+ */
+async function resolveProtection(top, base, setting, facts) {
+    const all = await baseEntries(top, base);
+    return resolve_protectionFromRules(top, base, protectRules(setting, facts, new Set(all.keys())), facts.guardrails);
+}
+/** The top of the repository holding `dir` (real path), by the hermetic git. */
+async function resolve_repositoryTop(dir) {
+    const result = await new repo_GitRepo(dir).exec(['rev-parse', '--show-toplevel']);
+    return result.stdout.trim();
+}
+/** The protections of `rules` (already resolved, e.g. from status.json) against the start commit. */
+async function resolve_protectionFromRules(top, base, rules, guardrails) {
+    const paths = new Map();
+    if (rules.length > 0)
+        for (const [file, entry] of await baseEntries(top, base))
+            if (file !== guardrails && ruleFor(rules, file, true))
+                paths.set(file, entry);
+    return { top, base, rules: [...rules], paths, ...(guardrails !== undefined ? { guardrails } : {}) };
+}
+/**
+ * The loop's protections (undefined when off): `setting` against the start commit, with what `auto` needs from
+ * the ralph (its folder, unless it is a ralph-less run's stand-in; its guardrails file) and the gates.
+ */
+async function protectionOf(config, workTree, base) {
+    const setting = config.protect ?? [];
+    if (setting.length === 0 || setting.includes('none'))
+        return undefined;
+    const top = await resolve_repositoryTop(workTree);
+    const ralphDir = config.ralph.file !== '' ? insideTop(top, config.ralph.dir) : undefined;
+    const ralphFile = config.ralph.file !== '' ? insideTop(top, config.ralph.file) : undefined;
+    const guardrails = config.ralph.guardrails
+        ? insideTop(top, external_node_path_default().resolve(workTree, config.ralph.guardrails))
+        : undefined;
+    return resolveProtection(top, base, setting, {
+        ...(ralphDir !== undefined ? { ralphDir } : {}),
+        ...(ralphFile !== undefined ? { ralphFile } : {}),
+        ...(guardrails !== undefined ? { guardrails } : {}),
+        checks: config.checks,
+        projectDir: insideTop(top, workTree) ?? ''
+    });
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/types.ts
+// The shapes of protected paths, shared with the loop's contract (loop/types.ts names ProtectRule and Revert):
+// this file imports nothing, so everything above may import it without a circle.
+/** A protected path could not be put back: the gates must not judge this tree. */
+class ProtectedPathError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ProtectedPathError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/scan.ts
+// The tree scan of protected paths: what the tree no longer has as the start commit had it, and what is new where
+// nothing may be added. It reads the tree as the action's user without following a link, lets the event loop run
+// between stretches of work, and keeps a stat cache (git's index's way) so an unchanged file is hashed once.
+
+
+
+
+
+
+
+/** Directories the search for new protected paths does not enter (dependencies, git's own). */
+const NOT_SEARCHED = new Set(['.git', 'node_modules']);
+/** Entries the search looks at, at most: past that, the check fails (closed) rather than pass unlooked. */
+const MOST_SEARCHED = 200_000;
+/** Work of a check in stretches of at most this long, then the event loop runs (budgets' timers, output). */
+const scan_STRETCH_MS = 20;
+/** One look at the tree: each folder on the way looked at once, and the event loop let run between stretches. */
+class Pass {
+    top;
+    /** A folder's verdict (relative to the top): undefined when it is a folder, else what is there instead. */
+    folders = new Map();
+    stretchStarted = external_node_perf_hooks_.performance.now();
+    /** When the pass began, in nanoseconds since the epoch: a file changed since then may change again unseen. */
+    startedNs;
+    constructor(top, now) {
+        this.top = top;
+        this.startedNs = BigInt(Math.floor(now)) * 1000000n;
+    }
+    /** Whether the current stretch of work is long enough. */
+    due() {
+        return external_node_perf_hooks_.performance.now() - this.stretchStarted >= scan_STRETCH_MS;
+    }
+    /** Lets the event loop run, then starts a new stretch. */
+    async pause() {
+        await new Promise(resolve => setImmediate(resolve));
+        this.stretchStarted = external_node_perf_hooks_.performance.now();
+    }
+    /** What is at `rel`, looking at every folder on the way (once a pass) without following one that is a link. */
+    inspect(rel) {
+        const slash = rel.lastIndexOf('/');
+        const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash));
+        if (folder)
+            return folder;
+        const at = onDisk(this.top, rel);
+        let stat;
+        try {
+            stat = (0,external_node_fs_.lstatSync)(at, { bigint: true });
+        }
+        catch (error) {
+            const code = error.code;
+            if (code === 'ENOENT' || code === 'ENOTDIR')
+                return { kind: 'missing' };
+            return { kind: 'other', why: 'made unreadable' };
+        }
+        if (stat.isSymbolicLink())
+            return { kind: 'link', target: (0,external_node_fs_.readlinkSync)(at, { encoding: 'buffer' }) };
+        if (stat.isDirectory())
+            return { kind: 'other', why: 'replaced by a folder' };
+        if (!stat.isFile())
+            return { kind: 'other', why: 'replaced by a special file' };
+        return { kind: 'file', stat };
+    }
+    /** Undefined when `dir` and every folder above it are folders; else what the path below it finds. */
+    folder(dir) {
+        if (this.folders.has(dir))
+            return this.folders.get(dir);
+        const slash = dir.lastIndexOf('/');
+        let found = slash === -1 ? undefined : this.folder(dir.slice(0, slash));
+        if (!found) {
+            let stat;
+            try {
+                stat = (0,external_node_fs_.lstatSync)(onDisk(this.top, dir));
+            }
+            catch (error) {
+                const code = error.code;
+                stat = undefined;
+                found =
+                    code === 'ENOENT' || code === 'ENOTDIR'
+                        ? { kind: 'missing' }
+                        : { kind: 'other', why: 'made unreadable' };
+            }
+            if (stat?.isSymbolicLink())
+                found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a link` };
+            else if (stat && !stat.isDirectory())
+                found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a file` };
+        }
+        this.folders.set(dir, found);
+        return found;
+    }
+}
+/** Per protection: the stat keys of its files found unchanged. */
+const verified = new WeakMap();
+const statKey = (stat) => ({
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mode: stat.mode,
+    ctimeNs: stat.ctimeNs,
+    mtimeNs: stat.mtimeNs
+});
+const sameStat = (key, stat) => key.dev === stat.dev &&
+    key.ino === stat.ino &&
+    key.size === stat.size &&
+    key.mode === stat.mode &&
+    key.ctimeNs === stat.ctimeNs &&
+    key.mtimeNs === stat.mtimeNs;
+/**
+ * A change this close to the look could share its ctime with a later one (file systems keep times to a tick,
+ * some to a second or two), so such a file is hashed again next time (git's "racily clean" entries).
+ */
+const RACY_NS = 2000000000n;
+/**
+ * The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash;
+ * with its stat key when the file did not change while it was read and did not change just before.
+ */
+async function blobId(file, algorithm, pass) {
+    const fd = openInTree(file);
+    if (fd === undefined)
+        return undefined;
     try {
-        const size = (0,external_node_fs_.fstatSync)(fd).size;
-        const length = Math.min(size, bytes);
-        const buf = Buffer.alloc(length);
-        (0,external_node_fs_.readSync)(fd, buf, 0, length, size - length);
-        let start = 0;
-        while (length === bytes && start < 3 && start < buf.length && (buf[start] & 0xc0) === 0x80)
-            start++;
-        return buf.subarray(start).toString('utf8');
+        const before = (0,external_node_fs_.fstatSync)(fd, { bigint: true });
+        if (!before.isFile())
+            return undefined;
+        const hash = (0,external_node_crypto_.createHash)(algorithm).update(`blob ${before.size}\0`);
+        const buffer = Buffer.alloc(Number(before.size < 1n << 20n ? (before.size > 0n ? before.size : 1n) : 1n << 20n));
+        let total = 0n;
+        for (;;) {
+            const n = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, null);
+            if (n === 0)
+                break;
+            hash.update(buffer.subarray(0, n));
+            total += BigInt(n);
+            if (pass.due())
+                await pass.pause();
+        }
+        if (total !== before.size)
+            return undefined;
+        const oid = hash.digest('hex');
+        const after = (0,external_node_fs_.fstatSync)(fd, { bigint: true });
+        const settled = sameStat(statKey(before), after) && before.ctimeNs < pass.startedNs - RACY_NS;
+        return settled ? { oid, key: statKey(before) } : { oid };
     }
     finally {
         (0,external_node_fs_.closeSync)(fd);
     }
 }
-/** Appended to a check's output (and log) when it ran out of time. */
-const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
-/**
- * Runs `$1` with bash in an empty HOME of its own (and no Python user site), removed afterwards; a gate killed
- * by a signal ends by the same signal.
- */
-const FRESH_HOME = [
-    'h=$(mktemp -d "${TMPDIR:-/tmp}/ralph-gate-home.XXXXXX") || exit 125',
-    'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share"',
-    // No user site, and Python's compiled files kept in the fresh HOME: a .pyc planted in __pycache__ is not read.
-    'export PYTHONNOUSERSITE=1 PYTHONPYCACHEPREFIX="$h/.pycache"',
-    'bash -c "$1"; s=$?',
-    'rm -rf -- "$h"',
-    'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - "$((s - 128))" 2>/dev/null; kill -s "$((s - 128))" $$; fi',
-    'exit "$s"'
-].join('\n');
-/** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
-async function runCheck(check, index, log, ctx) {
-    const result = await ctx.runProcess({
-        argv: ctx.freshHome ? ['bash', '-c', FRESH_HOME, 'ralph-gate', check.run] : ['bash', '-c', check.run],
-        cwd: ctx.workTree,
-        timeoutMs: check.timeout * 1000,
-        killGraceMs: ctx.killGraceMs,
-        signal: ctx.signal,
-        // The log has every byte; the capture only stands in when the log could not be written.
-        captureLimit: 64 * 1024,
-        logFile: log
-    });
-    if (result.timedOut)
-        (0,external_node_fs_.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
-    if (result.spawnError)
-        (0,external_node_fs_.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
-    let output = translateNewlines(result.logError
-        ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
-        : readFileTail(log, CHECK_FINGERPRINT_BYTES));
-    if (result.logError && result.timedOut)
-        output += checkTimeoutMarker(check.name, check.timeout);
-    let passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
-    const counted = result.timedOut || result.aborted
-        ? undefined
-        : ctx.countTests?.(index, log, result.logError ? output : undefined, passed);
-    if (counted?.problem) {
-        // The line is the gate's own output: the next prompt, the fingerprint and the log all have it.
-        if (!result.logError)
-            (0,external_node_fs_.appendFileSync)(log, `\n${counted.problem}\n`);
-        output += `\n${counted.problem}\n`;
-        passed = false;
+/** What differs at one protected path of the start commit, in words; undefined when it is as it was. */
+async function differs(pass, rel, entry, known) {
+    const found = pass.inspect(rel);
+    if (found.kind === 'missing')
+        return 'deleted';
+    if (found.kind === 'other')
+        return found.why;
+    if (entry.mode === '120000') {
+        if (found.kind !== 'link')
+            return 'a link replaced by a file';
+        const expected = (0,external_node_crypto_.createHash)(entry.oid.length === 64 ? 'sha256' : 'sha1')
+            .update(`blob ${found.target.length}\0`)
+            .update(found.target)
+            .digest('hex');
+        return expected === entry.oid ? undefined : 'the link changed';
     }
-    const run = {
-        name: check.name,
-        run: check.run,
-        passed,
-        exitCode: result.exitCode,
-        ...(result.signal ? { signal: result.signal } : {}),
-        timedOut: result.timedOut,
-        durationMs: Math.round(result.durationMs),
-        outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
-        tail: output.slice(-CHECK_TAIL_CHARS),
-        log: ctx.relative(log),
-        ...(counted?.tests ? { tests: counted.tests } : {})
-    };
-    if (result.aborted) {
-        const cause = ctx.stopCause();
-        if (cause)
-            run.killedBy = cause;
+    if (found.kind === 'link')
+        return 'replaced by a link';
+    const key = known.get(rel);
+    if (!key || !sameStat(key, found.stat)) {
+        known.delete(rel);
+        const blob = await blobId(onDisk(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass);
+        if (blob === undefined)
+            return 'made unreadable';
+        if (blob.oid !== entry.oid)
+            return 'changed';
+        // Kept only when it is the file lstat saw (not one swapped in meanwhile).
+        if (blob.key && blob.key.dev === found.stat.dev && blob.key.ino === found.stat.ino)
+            known.set(rel, blob.key);
     }
-    ctx.onCheck?.(run);
-    return { run, output, aborted: result.aborted };
+    const executable = (Number(found.stat.mode) & 0o100) !== 0;
+    if (executable !== (entry.mode === '100755'))
+        return executable ? 'made executable' : 'its executable bit removed';
+    return undefined;
 }
-/**
- * Runs every gate (all of them, so the agent hears of every failure) unless the run must stop: one after
- * another, or all at once with `parallel` (each with its own log; the results in the order declared).
- */
-async function runChecks(checks, ctx) {
-    const started = external_node_perf_hooks_.performance.now();
-    const outcome = { runs: [], failures: [], interrupted: false, wallMs: 0 };
-    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, ctx.folder ?? 'checks'));
-    const results = [];
-    if (ctx.parallel && !ctx.signal.aborted) {
-        // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
-        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, i, logs[i], ctx)))));
-    }
-    else {
-        for (const [i, check] of checks.entries()) {
-            if (ctx.signal.aborted)
-                break;
-            const result = await runCheck(check, i, logs[i], ctx);
-            results.push(result);
-            if (result.aborted)
-                break;
+/** New paths where every path is protected (a rule of scope `all`), found without following links. */
+async function added(protection, pass) {
+    const allRules = protection.rules.filter(rule => rule.scope === 'all');
+    if (allRules.length === 0)
+        return [];
+    const patterns = allRules.map(rule => globRegExp(rule.glob));
+    // Most names match no rule: one test of them all rules them out.
+    const any = new RegExp(`^(?:${patterns.map(re => re.source.slice(1, -1)).join('|')})$`);
+    const found = [];
+    let seen = 0;
+    // `within[i]`: rule i names the folder or one above it (globMatches, decided once a folder).
+    const walk = async (dir, within) => {
+        let entries;
+        try {
+            entries = (0,external_node_fs_.readdirSync)(onDisk(protection.top, dir), { withFileTypes: true, encoding: 'buffer' });
         }
-    }
-    for (const { run, output } of results) {
-        outcome.runs.push(run);
-        if (!run.passed)
-            outcome.failures.push({ name: run.name, output });
-    }
-    outcome.interrupted = results.length < checks.length || results.some(result => result.aborted);
-    outcome.wallMs = Math.round(external_node_perf_hooks_.performance.now() - started);
-    return outcome;
+        catch {
+            // Gone since its parent was read: nothing new in it. (One made unreadable is not looked into either.)
+            return;
+        }
+        for (const entry of entries) {
+            const name = pathFromBytes(entry.name);
+            if (++seen > MOST_SEARCHED)
+                throw new ProtectedPathError(`the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`);
+            if (pass.due())
+                await pass.pause();
+            const rel = dir === '' ? name : `${dir}/${name}`;
+            if (entry.isDirectory()) {
+                if (!NOT_SEARCHED.has(name))
+                    await walk(rel, patterns.map((re, i) => within[i] || re.test(rel)));
+                continue;
+            }
+            if (protection.paths.has(rel) || rel === protection.guardrails)
+                continue;
+            // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
+            let i = within.indexOf(true);
+            if (any.test(rel))
+                i = patterns.findIndex((re, j) => within[j] || re.test(rel));
+            if (i === -1 && entry.isSymbolicLink())
+                i = patterns.findIndex(re => re.test(`${rel}/-`));
+            if (i !== -1)
+                found.push({
+                    path: rel,
+                    why: `added where paths are protected (${allRules[i].why.replace(/^auto: /, '')})`
+                });
+        }
+    };
+    await walk('', patterns.map(() => false));
+    return found;
 }
-/** One log a gate, `checks/<name>.log`: names that read the same once made safe get a `-2`, `-3`… */
-function logFiles(checks, dir) {
-    const taken = new Set();
-    return checks.map(check => {
-        const base = safeFileName(check.name);
-        let name = base;
-        for (let n = 2; taken.has(name); n++)
-            name = `${base}-${n}`;
-        taken.add(name);
-        return external_node_path_default().join(dir, `${name}.log`);
+/**
+ * Every protected path the tree no longer has as the start commit had it, and every new one where none may be
+ * added. A file found unchanged is hashed again only when its stat key changed (`now`: the wall clock, in ms).
+ */
+async function findChanges(protection, options = {}) {
+    const pass = new Pass(protection.top, (options.now ?? Date.now)());
+    let known = verified.get(protection);
+    if (!known)
+        verified.set(protection, (known = new Map()));
+    const changes = [];
+    for (const [rel, entry] of protection.paths) {
+        const why = await differs(pass, rel, entry, known);
+        if (why)
+            changes.push({ path: rel, why });
+        if (pass.due())
+            await pass.pause();
+    }
+    return [...changes, ...(await added(protection, pass))];
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/restore.ts
+// The restore of protected paths: the shell script that puts them back (run as the agent's user, so the tree
+// stays its own), and the look again after it that fails closed.
+
+
+
+
+
+
+
+const quote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
+const HEREDOC_END = 'RALPH_PROTECTED_PATH_END';
+/**
+ * The shell script that puts `reverts` back (POSIX sh and coreutils, so the agent's own user can run it): what
+ * is in the way is removed (a link is removed, never followed), folders made, each file written from its blob.
+ * Its paths are path strings: the shell is given `pathBytes(script)`, each name byte for byte.
+ */
+function restoreScript(protection, reverts, blobs) {
+    const lines = ['set -e', 'umask 022', `cd -- ${quote(protection.top)}`];
+    // What goes comes first: a link removed where a protected folder was must not take its restored files with it.
+    const added = reverts.filter(r => !protection.paths.has(r.path));
+    for (const revert of [...added, ...reverts.filter(r => protection.paths.has(r.path))]) {
+        const entry = protection.paths.get(revert.path);
+        // A folder on the way that is now a link or a file goes, then the path itself, whatever it is.
+        const parts = revert.path.split('/');
+        for (let i = 1; i < parts.length; i++) {
+            const dir = parts.slice(0, i).join('/');
+            lines.push(`if [ -L ${quote(dir)} ] || { [ -e ${quote(dir)} ] && [ ! -d ${quote(dir)} ]; }; then rm -f -- ${quote(dir)}; fi`);
+            lines.push(`[ -d ${quote(dir)} ] || mkdir -- ${quote(dir)}`);
+            // A folder the agent closed to others (the action's user reads it to look again); not fatal when not its own.
+            lines.push(`chmod u+rwx,go+rx -- ${quote(dir)} 2>/dev/null || true`);
+        }
+        lines.push(`rm -rf -- ${quote(revert.path)}`);
+        if (!entry)
+            continue;
+        const content = blobs.get(entry.oid) ?? Buffer.alloc(0);
+        if (entry.mode === '120000') {
+            lines.push(`ln -s -- ${quote(pathFromBytes(content))} ${quote(revert.path)}`);
+            continue;
+        }
+        const encoded = content.toString('base64').replace(/.{1,76}/g, '$&\n');
+        lines.push(`base64 -d > ${quote(revert.path)} <<'${HEREDOC_END}'`, `${encoded}${HEREDOC_END}`);
+        lines.push(`chmod ${entry.mode === '100755' ? '755' : '644'} -- ${quote(revert.path)}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+/** The blobs of `oids`, from git's object store (`cat-file --batch`). */
+async function readBlobs(top, oids) {
+    const unique = [...new Set(oids)];
+    const blobs = new Map();
+    if (unique.length === 0)
+        return blobs;
+    const out = await new repo_GitRepo(top).bytes(['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
+    let at = 0;
+    for (const oid of unique) {
+        const newline = out.indexOf(10, at);
+        const header = out.subarray(at, newline).toString('utf8').split(' ');
+        const size = Number(header[2]);
+        if (header[0] !== oid || !Number.isInteger(size))
+            throw new Error(`git cat-file gave no blob ${oid}`);
+        blobs.set(oid, out.subarray(newline + 1, newline + 1 + size));
+        at = newline + 1 + size + 1;
+    }
+    return blobs;
+}
+/**
+ * Puts every protected path back as the start commit has it and removes what was added where nothing may be,
+ * then looks again: answers what was put back, or throws ProtectedPathError when something could not be.
+ */
+async function restore(protection, options = {}) {
+    const reverts = await findChanges(protection);
+    if (reverts.length === 0)
+        return [];
+    const oids = reverts.flatMap(r => protection.paths.get(r.path)?.oid ?? []);
+    const script = restoreScript(protection, reverts, await readBlobs(protection.top, oids));
+    const run = options.runProcess ?? runProcess;
+    const result = await run({
+        argv: ['/bin/sh', '-s'],
+        cwd: protection.top,
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' },
+        input: pathBytes(script),
+        timeoutMs: 120_000,
+        ...(options.signal ? { signal: options.signal } : {})
     });
+    const left = await findChanges(protection);
+    if (result.exitCode !== 0 || left.length > 0) {
+        const said = Buffer.concat([result.stderr.head, result.stderr.tail])
+            .toString('utf8')
+            .trim()
+            .split('\n')[0];
+        const still = revertsLine(left);
+        throw new ProtectedPathError(`protected paths could not be put back before the gates${still ? `: ${still}` : ''}${said ? ` (${said})` : ''}`);
+    }
+    return reverts;
 }
-/** Check names come from users (CLI `--check CMD` may name them after the command): keep file names safe. */
-function safeFileName(name) {
-    return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) || 'check';
+/**
+ * For another work tree (a clean checkout to verify): the rules a run recorded (status.json's `protected`),
+ * applied there against `baseCommit`. Answers what was put back; throws ProtectedPathError when something
+ * could not be. `runProcess` starts the restore's shell (as the agent's user, where the tree is the agent's).
+ */
+async function restoreProtected(workTree, baseCommit, rules, options = {}) {
+    const top = await repositoryTop(workTree);
+    return restore(await protectionFromRules(top, baseCommit, rules, options.guardrails), options);
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect/index.ts
+// Protected paths: what judges the agent (tests that existed, check scripts, runner configuration, the ralph's
+// folder, .github/) is put back from the start commit before every gate run, so the verdict is the action's.
+// The decisions (which globs, does a path match) are pure; finding changes reads the tree as the action's
+// user without following a link; the writes run as the agent's user (its runProcess), so the tree stays its own.
+//
+// The folder, one job a file:
+//   types.ts         the shapes (ProtectRule, Revert, Protection…); imports nothing, so loop/types.ts imports it
+//                    directly (through this index it would close a circle: gate-run.ts names loop/types' CheckRun)
+//   rules.ts         what `auto` stands for: AUTO_RULES, one small function each (gate-files.ts reads gate commands)
+//   glob.ts          the glob engine: a glob as a regular expression, the rule naming a path
+//   resolve.ts       a setting and the run's facts against the start commit → a Protection
+//   scan.ts          the tree scan with its stat cache: findChanges
+//   restore.ts       the put-back script, run as the agent's user, and the look again after it
+//   commit-check.ts  the protected paths a delivered commit changes
+//   gate-run.ts      the failing run that voids a round of gates during which protected paths changed
+// Everything outside this folder imports it through this index.
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/loop/assemble.ts
+// The prompt of an iteration: RALPH.md re-read (through the files pinned before any agent ran), filled with
+// what earlier iterations left.
+
+
+
+
+function pinRalphFiles(ralph, workTree) {
+    const pin = (what, file) => {
+        try {
+            return pinTreeFile(file, workTree);
+        }
+        catch (error) {
+            if (!(error instanceof TreeFileError))
+                throw error;
+            throw new RalphError(`${what} ${error.message}. Make it a regular file of the project.`);
+        }
+    };
+    return {
+        ralph: pin('RALPH.md:', ralph.file),
+        ...(ralph.guardrails
+            ? { guardrails: pin('The guardrails file:', external_node_path_default().resolve(workTree, ralph.guardrails)) }
+            : {})
+    };
+}
+function readGuardrails(env, files) {
+    const file = env.ralph.guardrails;
+    if (!file || !files.guardrails)
+        return undefined;
+    let content = '';
+    try {
+        content = readTreeFile(files.guardrails).toString('utf8');
+    }
+    catch (error) {
+        // Not written yet: the agent is asked to start it. Anything else (a link, a FIFO) is refused.
+        if (!(error instanceof TreeFileError) || error.code !== 'ENOENT')
+            throw new RalphError(`The guardrails file ${file} was not read: ${error.message}. Make it a regular file of the project.`);
+    }
+    return { file, content };
+}
+/** RALPH.md as the reference reads it every iteration: strict UTF-8 (a bad byte crashes the iteration). */
+function readRalphText(file, pinned) {
+    try {
+        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readTreeFile(pinned));
+    }
+    catch (error) {
+        throw new RalphError(`RALPH.md could not be read (${file}): ${error.message}`);
+    }
+}
+/**
+ * The prompt for this iteration, and whether it shows the agent the diff (then the tree must be tracked).
+ * Throws RalphError when RALPH.md can no longer be read or parsed.
+ */
+function assemble(env, iteration, commandOutputs) {
+    const { config, ralph } = env;
+    // Without pins (a preview, before any agent ran) the files are pinned now.
+    const files = env.ralphFiles ?? pinRalphFiles(ralph, env.workTree);
+    const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file, files.ralph);
+    const inputs = {
+        ralphText,
+        ralphFile: ralph.file,
+        body: config.promptText,
+        name: ralph.name,
+        iteration,
+        maxIterations: config.maxIterations,
+        commandOutputs,
+        userArgs: config.userArgs,
+        credit: ralph.credit,
+        ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
+    };
+    // What the action put back after the last agent run: the agent is told, once, in its next prompt.
+    const reverts = env.history.at(-1)?.reverts;
+    if (reverts && reverts.length > 0)
+        inputs.appendix = `${inputs.appendix ?? ''}${revertNote(revertsLine(reverts))}`;
+    const used = loopPlaceholdersUsed(inputs);
+    const gated = config.checks.length > 0;
+    const ctx = {
+        gates: config.checks,
+        completionTag: config.completionTag,
+        previousChecks: env.previousChecks,
+        ...(env.baseline ? { baseline: env.baseline } : {}),
+        diff: env.lastDiff,
+        history: env.history,
+        guardrails: readGuardrails(env, files)
+    };
+    const values = loopValues(ctx);
+    const section = gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : '';
+    return { prompt: buildPrompt(inputs, { values, section }), showsDiff: used.has('diff') };
+}
+/** The prompt's note on protected paths put back after the last agent run. */
+function revertNote(paths) {
+    return (`\n\nThe action put back protected paths after your last run, before the checks judged it: ${paths}. ` +
+        `The tests that existed, the check scripts, the test runners' configuration, the ralph's folder and .github/ ` +
+        `judge the work and are never delivered changed. Fix the code under test instead; you may add new tests.`);
 }
 
 ;// CONCATENATED MODULE: ./src/loop/commands.ts
@@ -52677,6 +54135,7 @@ async function runCommands(commands, ctx) {
             argv = shlex_shlexSplit(runString);
         }
         catch {
+            // Unbalanced quotes: no argv, which the check below reports as invalid syntax.
             argv = [];
         }
         if (argv.length === 0) {
@@ -52916,753 +54375,6 @@ function failureFingerprint(failures) {
     return hash.digest('hex').slice(0, 16);
 }
 
-;// CONCATENATED MODULE: ./src/loop/protected.ts
-// Protected paths: what judges the agent (tests that existed, check scripts, runner configuration, the ralph's
-// folder, .github/) is put back from the start commit before every gate run, so the verdict is the action's.
-// The decisions (which globs, does a path match) are pure; finding changes reads the tree as the action's
-// user without following a link; the writes run as the agent's user (its runProcess), so the tree stays its own.
-
-
-
-
-
-
-
-
-
-/** A protected path could not be put back: the gates must not judge this tree. */
-class ProtectedPathError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'ProtectedPathError';
-    }
-}
-/** Test files by the common conventions: the agent may add tests, never weaken the ones that judge it. */
-const TEST_FILE_GLOBS = [
-    '**/*.test.*',
-    '**/*.spec.*',
-    '**/test_*.py',
-    '**/*_test.py',
-    '**/*_test.go',
-    '**/__tests__/**',
-    '**/test/**',
-    '**/tests/**'
-];
-/**
- * What a test runner reads to decide what and how to run: a new one anywhere (a `jest.config.js` beside a
- * protected `jest.config.ts`, a `conftest.py` in a subfolder, a `GNUmakefile` before the `Makefile`) is removed.
- */
-const RUNNER_CONFIG_GLOBS = [
-    '**/jest.config.*',
-    '**/jest.setup.*',
-    '**/vitest.config.*',
-    '**/vitest.workspace.*',
-    '**/vitest.setup.*',
-    '**/vite.config.*',
-    '**/.mocharc*',
-    '**/.ava.config.*',
-    '**/ava.config.*',
-    '**/babel.config.*',
-    '**/.babelrc*',
-    '**/tsconfig*.json',
-    '**/.npmrc',
-    '**/.yarnrc',
-    '**/.yarnrc.yml',
-    '**/.pnpmfile.cjs',
-    '**/bunfig.toml',
-    '**/.node-options',
-    '**/pytest.ini',
-    '**/.pytest.ini',
-    // A module named as the runner wins over it (`python -m pytest` runs ./pytest.py); jest's manual mocks of
-    // a package replace it; Go's module files pick which code a path names.
-    'pytest.py',
-    'pytest/**',
-    '**/__mocks__/**',
-    '**/go.mod',
-    '**/go.work',
-    '**/pyproject.toml',
-    '**/setup.cfg',
-    '**/tox.ini',
-    '**/noxfile.py',
-    '**/conftest.py',
-    '**/.coveragerc',
-    '**/Makefile',
-    '**/makefile',
-    '**/GNUmakefile'
-];
-/** Gate programs whose runner reads package.json (its scripts, and its jest/mocha/type/imports fields). */
-const PACKAGE_JSON_RUNNERS = new Set([
-    'npm',
-    'npx',
-    'yarn',
-    'pnpm',
-    'bun',
-    'node',
-    'jest',
-    'vitest',
-    'mocha',
-    'ava',
-    'tsx',
-    'ts-node'
-]);
-/** Directories the search for new protected paths does not enter (dependencies, git's own). */
-const NOT_SEARCHED = new Set(['.git', 'node_modules']);
-/** Entries the search looks at, at most: past that, the check fails (closed) rather than pass unlooked. */
-const MOST_SEARCHED = 200_000;
-const toPosix = (p) => p.split((external_node_path_default()).sep).join('/');
-/** `dir` relative to the top, or undefined when it is outside it. */
-function insideTop(top, file) {
-    const rel = toPosix(external_node_path_default().relative(top, file));
-    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? undefined : rel;
-}
-/** The words of a gate that may name a path: its shell words, and the pieces of those split at shell syntax. */
-function gateWords(run) {
-    const pieces = shellWords(run).flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
-    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
-}
-function shellWords(run) {
-    try {
-        return shlex_shlexSplit(run);
-    }
-    catch {
-        return run.split(/\s+/);
-    }
-}
-/** Programs whose first word that is not an option is the script they run. */
-const INTERPRETERS = new Set([
-    'bash',
-    'sh',
-    'dash',
-    'zsh',
-    'ksh',
-    'node',
-    'python',
-    'python3',
-    'ruby',
-    'perl',
-    'php',
-    'deno',
-    'bun'
-].concat(['tsx', 'ts-node', 'pwsh', 'source', '.']));
-/** Programs that run the command that follows them. */
-const WRAPPERS = new Set(['env', 'timeout', 'nice', 'nohup', 'time', 'exec', 'command', 'xargs', 'stdbuf']);
-/** Words that end one simple command and start another. */
-const SEPARATOR = /^(;|&&|\|\||\||&|\(|\)|\{|\}|!|if|then|else|elif|do|while|until)$/;
-/**
- * The files a gate runs, not those it reads as data: each simple command's program, an interpreter's script
- * (`bash check.sh`, `node scripts/verify.js`; `bash -c '…'` read again), and a runner's configuration
- * (`--config x`). `grep -q 'a + b' calc.js` runs grep: calc.js is the code the agent is asked to change.
- */
-function filesRun(run, depth = 0) {
-    const words = shellWords(run);
-    const out = [];
-    let start = true;
-    for (let i = 0; i < words.length; i++) {
-        const word = words[i].replace(/;+$/, '');
-        const ends = words[i] !== word;
-        if (SEPARATOR.test(word)) {
-            start = true;
-            continue;
-        }
-        const config = /^(-c|--?(config|config-file|rcfile|settings))(=(.*))?$/.exec(word);
-        if (config) {
-            const value = config[4] ?? words[i + 1];
-            if (value)
-                out.push(value);
-        }
-        else if (start && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) && !/^-|^\d+[smhd]?$/.test(word)) {
-            const name = external_node_path_default().posix.basename(word);
-            out.push(word);
-            start = WRAPPERS.has(name);
-            if (INTERPRETERS.has(name))
-                for (let j = i + 1; j < words.length; j++) {
-                    if (words[j] === '-c' && words[j + 1] !== undefined) {
-                        if (depth < 2)
-                            out.push(...filesRun(words[j + 1], depth + 1));
-                        i = j + 1;
-                        break;
-                    }
-                    if (words[j] === '-m')
-                        break;
-                    if (words[j].startsWith('-'))
-                        continue;
-                    out.push(words[j].replace(/;+$/, ''));
-                    if (words[j].endsWith(';'))
-                        start = true;
-                    i = j;
-                    break;
-                }
-        }
-        if (ends)
-            start = true;
-    }
-    return out;
-}
-/**
- * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file a
- * gate runs (filesRun), package.json for JavaScript gates, runner configuration, and the tests that exist.
- */
-function autoRules(facts, baseFiles) {
-    const rules = [];
-    // A ralph whose folder is the project (or the repository) protects its RALPH.md, not every file beside it.
-    if (facts.ralphDir !== undefined && facts.ralphDir !== '' && facts.ralphDir !== facts.projectDir)
-        rules.push({ glob: `${facts.ralphDir}/**`, scope: 'all', why: "auto: the ralph's own folder" });
-    else if (facts.ralphFile !== undefined)
-        rules.push({ glob: facts.ralphFile, scope: 'base', why: "auto: the ralph's RALPH.md" });
-    rules.push({ glob: '.github/**', scope: 'all', why: 'auto: .github/ (workflows, actions)' });
-    let javascript = false;
-    for (const check of facts.checks) {
-        for (const word of gateWords(check.run))
-            if (PACKAGE_JSON_RUNNERS.has(external_node_path_default().posix.basename(word)))
-                javascript = true;
-        for (const word of filesRun(check.run)) {
-            if (/[$*?[{]/.test(word))
-                continue;
-            const rel = external_node_path_default().posix.normalize(external_node_path_default().posix.join(facts.projectDir, word.replace(/^\.\//, '')));
-            if (rel.startsWith('..') || rel === '.' || external_node_path_default().posix.isAbsolute(word))
-                continue;
-            // A file, not a folder: `eslint src` names the code the agent is asked to change.
-            if (baseFiles.has(rel))
-                rules.push({ glob: rel, scope: 'base', why: `auto: run by a gate (${check.run})` });
-        }
-    }
-    if (javascript)
-        for (const dir of new Set(['', facts.projectDir])) {
-            const file = dir === '' ? 'package.json' : `${dir}/package.json`;
-            if (baseFiles.has(file))
-                rules.push({
-                    glob: file,
-                    scope: 'base',
-                    why: 'auto: package.json (its scripts and fields steer the runner)'
-                });
-        }
-    for (const glob of RUNNER_CONFIG_GLOBS)
-        rules.push({ glob, scope: 'all', why: "auto: a test runner's configuration" });
-    for (const glob of TEST_FILE_GLOBS)
-        rules.push({ glob, scope: 'base', why: 'auto: a test file of the start commit' });
-    return rules;
-}
-/** The rules a setting stands for: `auto` expanded, every other glob protecting what matches it (new paths too). */
-function protectRules(setting, facts, baseFiles) {
-    if (setting.includes('none'))
-        return [];
-    return setting.flatMap(glob => glob === 'auto'
-        ? autoRules(facts, baseFiles)
-        : [{ glob, scope: 'all', why: `protected: ${glob}` }]);
-}
-const regexCache = new Map();
-/** A glob as a regular expression over `/` paths: `**` any folders, `*` and `?` within a name, `[…]`, `{a,b}`. */
-function globRegExp(glob) {
-    const cached = regexCache.get(glob);
-    if (cached)
-        return cached;
-    let source = '';
-    const g = glob.replace(/\/+$/, '/**');
-    for (let i = 0; i < g.length; i++) {
-        const c = g[i];
-        if (c === '*' && g[i + 1] === '*') {
-            const atStart = i === 0 || g[i - 1] === '/';
-            const slashAfter = g[i + 2] === '/';
-            if (atStart && slashAfter) {
-                source += '(?:.*/)?';
-                i += 2;
-            }
-            else if (atStart && i + 2 === g.length) {
-                source += '.*';
-                i += 1;
-            }
-            else {
-                source += '[^/]*';
-                i += 1;
-            }
-        }
-        else if (c === '*')
-            source += '[^/]*';
-        else if (c === '?')
-            source += '[^/]';
-        else if (c === '[') {
-            const end = g.indexOf(']', i + 2);
-            if (end === -1)
-                source += '\\[';
-            else {
-                const body = g
-                    .slice(i + 1, end)
-                    .replace(/^!/, '^')
-                    .replace(/\\/g, '\\\\');
-                source += `[${body}]`;
-                i = end;
-            }
-        }
-        else if (c === '{') {
-            const end = g.indexOf('}', i);
-            if (end === -1)
-                source += '\\{';
-            else {
-                const options = g.slice(i + 1, end).split(',');
-                source += `(?:${options.map(o => o.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*')).join('|')})`;
-                i = end;
-            }
-        }
-        else
-            source += c.replace(/[.+^${}()|\\/]/g, '\\$&');
-    }
-    const re = new RegExp(`^${source}$`);
-    regexCache.set(glob, re);
-    return re;
-}
-/** Whether a glob names the path itself or a folder holding it. */
-function globMatches(glob, file) {
-    const re = globRegExp(glob);
-    if (re.test(file))
-        return true;
-    for (let dir = external_node_path_default().posix.dirname(file); dir !== '.'; dir = external_node_path_default().posix.dirname(dir))
-        if (re.test(dir))
-            return true;
-    return false;
-}
-/** The first rule protecting a path of the start commit (`base`: it is in it), or undefined. */
-function ruleFor(rules, file, base) {
-    return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file));
-}
-/** Every file (and link) of a commit, from git's object store: path → mode and blob. */
-async function baseEntries(top, base) {
-    const out = await new repo_GitRepo(top).bytes(['ls-tree', '-r', '-z', '--full-tree', base]);
-    const entries = new Map();
-    for (const record of splitNul(out)) {
-        const tab = record.indexOf('\t');
-        if (tab === -1)
-            continue;
-        const [mode, type, oid] = record.slice(0, tab).split(' ');
-        if (type === 'blob')
-            entries.set(record.slice(tab + 1), { mode, oid });
-    }
-    return entries;
-}
-/**
- * The protections of a run: `setting` (parseProtectSetting's list) resolved against the start commit `base`
- * of the repository whose top is `top`.
- */
-async function resolveProtection(top, base, setting, facts) {
-    const all = await baseEntries(top, base);
-    return protectionFromRules(top, base, protectRules(setting, facts, new Set(all.keys())), facts.guardrails);
-}
-/** The top of the repository holding `dir` (real path), by the hermetic git. */
-async function repositoryTop(dir) {
-    const result = await new repo_GitRepo(dir).exec(['rev-parse', '--show-toplevel']);
-    return result.stdout.trim();
-}
-/** Work of a check in stretches of at most this long, then the event loop runs (budgets' timers, output). */
-const protected_STRETCH_MS = 20;
-/** One look at the tree: each folder on the way looked at once, and the event loop let run between stretches. */
-class Pass {
-    top;
-    /** A folder's verdict (relative to the top): undefined when it is a folder, else what is there instead. */
-    folders = new Map();
-    stretchStarted = external_node_perf_hooks_.performance.now();
-    /** When the pass began, in nanoseconds since the epoch: a file changed since then may change again unseen. */
-    startedNs;
-    constructor(top, now) {
-        this.top = top;
-        this.startedNs = BigInt(Math.floor(now)) * 1000000n;
-    }
-    /** Whether the current stretch of work is long enough. */
-    due() {
-        return external_node_perf_hooks_.performance.now() - this.stretchStarted >= protected_STRETCH_MS;
-    }
-    /** Lets the event loop run, then starts a new stretch. */
-    async pause() {
-        await new Promise(resolve => setImmediate(resolve));
-        this.stretchStarted = external_node_perf_hooks_.performance.now();
-    }
-    /** What is at `rel`, looking at every folder on the way (once a pass) without following one that is a link. */
-    inspect(rel) {
-        const slash = rel.lastIndexOf('/');
-        const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash));
-        if (folder)
-            return folder;
-        const at = onDisk(this.top, rel);
-        let stat;
-        try {
-            stat = (0,external_node_fs_.lstatSync)(at, { bigint: true });
-        }
-        catch (error) {
-            const code = error.code;
-            if (code === 'ENOENT' || code === 'ENOTDIR')
-                return { kind: 'missing' };
-            return { kind: 'other', why: 'made unreadable' };
-        }
-        if (stat.isSymbolicLink())
-            return { kind: 'link', target: (0,external_node_fs_.readlinkSync)(at, { encoding: 'buffer' }) };
-        if (stat.isDirectory())
-            return { kind: 'other', why: 'replaced by a folder' };
-        if (!stat.isFile())
-            return { kind: 'other', why: 'replaced by a special file' };
-        return { kind: 'file', stat };
-    }
-    /** Undefined when `dir` and every folder above it are folders; else what the path below it finds. */
-    folder(dir) {
-        if (this.folders.has(dir))
-            return this.folders.get(dir);
-        const slash = dir.lastIndexOf('/');
-        let found = slash === -1 ? undefined : this.folder(dir.slice(0, slash));
-        if (!found) {
-            let stat;
-            try {
-                stat = (0,external_node_fs_.lstatSync)(onDisk(this.top, dir));
-            }
-            catch (error) {
-                const code = error.code;
-                stat = undefined;
-                found =
-                    code === 'ENOENT' || code === 'ENOTDIR'
-                        ? { kind: 'missing' }
-                        : { kind: 'other', why: 'made unreadable' };
-            }
-            if (stat?.isSymbolicLink())
-                found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a link` };
-            else if (stat && !stat.isDirectory())
-                found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a file` };
-        }
-        this.folders.set(dir, found);
-        return found;
-    }
-}
-/** Per protection: the stat keys of its files found unchanged. */
-const verified = new WeakMap();
-const statKey = (stat) => ({
-    dev: stat.dev,
-    ino: stat.ino,
-    size: stat.size,
-    mode: stat.mode,
-    ctimeNs: stat.ctimeNs,
-    mtimeNs: stat.mtimeNs
-});
-const sameStat = (key, stat) => key.dev === stat.dev &&
-    key.ino === stat.ino &&
-    key.size === stat.size &&
-    key.mode === stat.mode &&
-    key.ctimeNs === stat.ctimeNs &&
-    key.mtimeNs === stat.mtimeNs;
-/**
- * A change this close to the look could share its ctime with a later one (file systems keep times to a tick,
- * some to a second or two), so such a file is hashed again next time (git's "racily clean" entries).
- */
-const RACY_NS = 2000000000n;
-/**
- * The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash;
- * with its stat key when the file did not change while it was read and did not change just before.
- */
-async function blobId(file, algorithm, pass) {
-    const fd = openInTree(file);
-    if (fd === undefined)
-        return undefined;
-    try {
-        const before = (0,external_node_fs_.fstatSync)(fd, { bigint: true });
-        if (!before.isFile())
-            return undefined;
-        const hash = (0,external_node_crypto_.createHash)(algorithm).update(`blob ${before.size}\0`);
-        const buffer = Buffer.alloc(Number(before.size < 1n << 20n ? (before.size > 0n ? before.size : 1n) : 1n << 20n));
-        let total = 0n;
-        for (;;) {
-            const n = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, null);
-            if (n === 0)
-                break;
-            hash.update(buffer.subarray(0, n));
-            total += BigInt(n);
-            if (pass.due())
-                await pass.pause();
-        }
-        if (total !== before.size)
-            return undefined;
-        const oid = hash.digest('hex');
-        const after = (0,external_node_fs_.fstatSync)(fd, { bigint: true });
-        const settled = sameStat(statKey(before), after) && before.ctimeNs < pass.startedNs - RACY_NS;
-        return settled ? { oid, key: statKey(before) } : { oid };
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-/** What differs at one protected path of the start commit, in words; undefined when it is as it was. */
-async function differs(pass, rel, entry, known) {
-    const found = pass.inspect(rel);
-    if (found.kind === 'missing')
-        return 'deleted';
-    if (found.kind === 'other')
-        return found.why;
-    if (entry.mode === '120000') {
-        if (found.kind !== 'link')
-            return 'a link replaced by a file';
-        const expected = (0,external_node_crypto_.createHash)(entry.oid.length === 64 ? 'sha256' : 'sha1')
-            .update(`blob ${found.target.length}\0`)
-            .update(found.target)
-            .digest('hex');
-        return expected === entry.oid ? undefined : 'the link changed';
-    }
-    if (found.kind === 'link')
-        return 'replaced by a link';
-    const key = known.get(rel);
-    if (!key || !sameStat(key, found.stat)) {
-        known.delete(rel);
-        const blob = await blobId(onDisk(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass);
-        if (blob === undefined)
-            return 'made unreadable';
-        if (blob.oid !== entry.oid)
-            return 'changed';
-        // Kept only when it is the file lstat saw (not one swapped in meanwhile).
-        if (blob.key && blob.key.dev === found.stat.dev && blob.key.ino === found.stat.ino)
-            known.set(rel, blob.key);
-    }
-    const executable = (Number(found.stat.mode) & 0o100) !== 0;
-    if (executable !== (entry.mode === '100755'))
-        return executable ? 'made executable' : 'its executable bit removed';
-    return undefined;
-}
-/** New paths where every path is protected (a rule of scope `all`), found without following links. */
-async function added(protection, pass) {
-    const allRules = protection.rules.filter(rule => rule.scope === 'all');
-    if (allRules.length === 0)
-        return [];
-    const patterns = allRules.map(rule => globRegExp(rule.glob));
-    // Most names match no rule: one test of them all rules them out.
-    const any = new RegExp(`^(?:${patterns.map(re => re.source.slice(1, -1)).join('|')})$`);
-    const found = [];
-    let seen = 0;
-    // `within[i]`: rule i names the folder or one above it (globMatches, decided once a folder).
-    const walk = async (dir, within) => {
-        let entries;
-        try {
-            entries = (0,external_node_fs_.readdirSync)(onDisk(protection.top, dir), { withFileTypes: true, encoding: 'buffer' });
-        }
-        catch {
-            return;
-        }
-        for (const entry of entries) {
-            const name = pathFromBytes(entry.name);
-            if (++seen > MOST_SEARCHED)
-                throw new ProtectedPathError(`the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`);
-            if (pass.due())
-                await pass.pause();
-            const rel = dir === '' ? name : `${dir}/${name}`;
-            if (entry.isDirectory()) {
-                if (!NOT_SEARCHED.has(name))
-                    await walk(rel, patterns.map((re, i) => within[i] || re.test(rel)));
-                continue;
-            }
-            if (protection.paths.has(rel) || rel === protection.guardrails)
-                continue;
-            // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
-            let i = within.indexOf(true);
-            if (any.test(rel))
-                i = patterns.findIndex((re, j) => within[j] || re.test(rel));
-            if (i === -1 && entry.isSymbolicLink())
-                i = patterns.findIndex(re => re.test(`${rel}/-`));
-            if (i !== -1)
-                found.push({
-                    path: rel,
-                    why: `added where paths are protected (${allRules[i].why.replace(/^auto: /, '')})`
-                });
-        }
-    };
-    await walk('', patterns.map(() => false));
-    return found;
-}
-/**
- * Every protected path the tree no longer has as the start commit had it, and every new one where none may be
- * added. A file found unchanged is hashed again only when its stat key changed (`now`: the wall clock, in ms).
- */
-async function findChanges(protection, options = {}) {
-    const pass = new Pass(protection.top, (options.now ?? Date.now)());
-    let known = verified.get(protection);
-    if (!known)
-        verified.set(protection, (known = new Map()));
-    const changes = [];
-    for (const [rel, entry] of protection.paths) {
-        const why = await differs(pass, rel, entry, known);
-        if (why)
-            changes.push({ path: rel, why });
-        if (pass.due())
-            await pass.pause();
-    }
-    return [...changes, ...(await added(protection, pass))];
-}
-const quote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
-const HEREDOC_END = 'RALPH_PROTECTED_PATH_END';
-/**
- * The shell script that puts `reverts` back (POSIX sh and coreutils, so the agent's own user can run it): what
- * is in the way is removed (a link is removed, never followed), folders made, each file written from its blob.
- * Its paths are path strings: the shell is given `pathBytes(script)`, each name byte for byte.
- */
-function restoreScript(protection, reverts, blobs) {
-    const lines = ['set -e', 'umask 022', `cd -- ${quote(protection.top)}`];
-    // What goes comes first: a link removed where a protected folder was must not take its restored files with it.
-    const added = reverts.filter(r => !protection.paths.has(r.path));
-    for (const revert of [...added, ...reverts.filter(r => protection.paths.has(r.path))]) {
-        const entry = protection.paths.get(revert.path);
-        // A folder on the way that is now a link or a file goes, then the path itself, whatever it is.
-        const parts = revert.path.split('/');
-        for (let i = 1; i < parts.length; i++) {
-            const dir = parts.slice(0, i).join('/');
-            lines.push(`if [ -L ${quote(dir)} ] || { [ -e ${quote(dir)} ] && [ ! -d ${quote(dir)} ]; }; then rm -f -- ${quote(dir)}; fi`);
-            lines.push(`[ -d ${quote(dir)} ] || mkdir -- ${quote(dir)}`);
-            // A folder the agent closed to others (the action's user reads it to look again); not fatal when not its own.
-            lines.push(`chmod u+rwx,go+rx -- ${quote(dir)} 2>/dev/null || true`);
-        }
-        lines.push(`rm -rf -- ${quote(revert.path)}`);
-        if (!entry)
-            continue;
-        const content = blobs.get(entry.oid) ?? Buffer.alloc(0);
-        if (entry.mode === '120000') {
-            lines.push(`ln -s -- ${quote(pathFromBytes(content))} ${quote(revert.path)}`);
-            continue;
-        }
-        const encoded = content.toString('base64').replace(/.{1,76}/g, '$&\n');
-        lines.push(`base64 -d > ${quote(revert.path)} <<'${HEREDOC_END}'`, `${encoded}${HEREDOC_END}`);
-        lines.push(`chmod ${entry.mode === '100755' ? '755' : '644'} -- ${quote(revert.path)}`);
-    }
-    return `${lines.join('\n')}\n`;
-}
-/** The blobs of `oids`, from git's object store (`cat-file --batch`). */
-async function readBlobs(top, oids) {
-    const unique = [...new Set(oids)];
-    const blobs = new Map();
-    if (unique.length === 0)
-        return blobs;
-    const out = await new repo_GitRepo(top).bytes(['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
-    let at = 0;
-    for (const oid of unique) {
-        const newline = out.indexOf(10, at);
-        const header = out.subarray(at, newline).toString('utf8').split(' ');
-        const size = Number(header[2]);
-        if (header[0] !== oid || !Number.isInteger(size))
-            throw new Error(`git cat-file gave no blob ${oid}`);
-        blobs.set(oid, out.subarray(newline + 1, newline + 1 + size));
-        at = newline + 1 + size + 1;
-    }
-    return blobs;
-}
-/**
- * Puts every protected path back as the start commit has it and removes what was added where nothing may be,
- * then looks again: answers what was put back, or throws ProtectedPathError when something could not be.
- */
-async function restore(protection, options = {}) {
-    const reverts = await findChanges(protection);
-    if (reverts.length === 0)
-        return [];
-    const oids = reverts.flatMap(r => protection.paths.get(r.path)?.oid ?? []);
-    const script = restoreScript(protection, reverts, await readBlobs(protection.top, oids));
-    const run = options.runProcess ?? runProcess;
-    const result = await run({
-        argv: ['/bin/sh', '-s'],
-        cwd: protection.top,
-        env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' },
-        input: pathBytes(script),
-        timeoutMs: 120_000,
-        ...(options.signal ? { signal: options.signal } : {})
-    });
-    const left = await findChanges(protection);
-    if (result.exitCode !== 0 || left.length > 0) {
-        const said = Buffer.concat([result.stderr.head, result.stderr.tail])
-            .toString('utf8')
-            .trim()
-            .split('\n')[0];
-        const still = revertsLine(left);
-        throw new ProtectedPathError(`protected paths could not be put back before the gates${still ? `: ${still}` : ''}${said ? ` (${said})` : ''}`);
-    }
-    return reverts;
-}
-/**
- * For another work tree (a clean checkout to verify): the rules a run recorded (status.json's `protected`),
- * applied there against `baseCommit`. Answers what was put back; throws ProtectedPathError when something
- * could not be. `runProcess` starts the restore's shell (as the agent's user, where the tree is the agent's).
- */
-async function restoreProtected(workTree, baseCommit, rules, options = {}) {
-    const top = await repositoryTop(workTree);
-    return restore(await protectionFromRules(top, baseCommit, rules, options.guardrails), options);
-}
-/** The protections of `rules` (already resolved, e.g. from status.json) against the start commit. */
-async function protectionFromRules(top, base, rules, guardrails) {
-    const paths = new Map();
-    if (rules.length > 0)
-        for (const [file, entry] of await baseEntries(top, base))
-            if (file !== guardrails && ruleFor(rules, file, true))
-                paths.set(file, entry);
-    return { top, base, rules: [...rules], paths, ...(guardrails !== undefined ? { guardrails } : {}) };
-}
-/** The paths of `changed` (relative to the top) that the delivered commit may not change, with why. */
-function protectedChanges(rules, changed, guardrails) {
-    return changed.flatMap(({ path: file, inBase }) => {
-        if (file === guardrails)
-            return [];
-        const rule = ruleFor(rules, file, inBase);
-        return rule ? [{ path: file, why: rule.why }] : [];
-    });
-}
-/** One line for the prompt, the log and the record: each path and why. */
-function revertsLine(reverts) {
-    return reverts.map(r => `${showPath(r.path)} (${r.why})`).join(', ');
-}
-/**
- * The loop's protections (undefined when off): `setting` against the start commit, with what `auto` needs from
- * the ralph (its folder, unless it is a ralph-less run's stand-in; its guardrails file) and the gates.
- */
-async function protectionOf(config, workTree, base) {
-    const setting = config.protect ?? [];
-    if (setting.length === 0 || setting.includes('none'))
-        return undefined;
-    const top = await repositoryTop(workTree);
-    const ralphDir = config.ralph.file !== '' ? insideTop(top, config.ralph.dir) : undefined;
-    const ralphFile = config.ralph.file !== '' ? insideTop(top, config.ralph.file) : undefined;
-    const guardrails = config.ralph.guardrails
-        ? insideTop(top, external_node_path_default().resolve(workTree, config.ralph.guardrails))
-        : undefined;
-    return resolveProtection(top, base, setting, {
-        ...(ralphDir !== undefined ? { ralphDir } : {}),
-        ...(ralphFile !== undefined ? { ralphFile } : {}),
-        ...(guardrails !== undefined ? { guardrails } : {}),
-        checks: config.checks,
-        projectDir: insideTop(top, workTree) ?? ''
-    });
-}
-/**
- * The protected paths a commit changes against the start commit (the delivery's last check: the restore before
- * each gate run makes this empty). `rules` and `guardrails` as status.json's `protected` records them.
- */
-async function protectedInCommit(dir, base, commit, rules, guardrails) {
-    const out = await new repo_GitRepo(dir).bytes([
-        'diff',
-        '--name-status',
-        '-z',
-        '--no-renames',
-        base,
-        commit,
-        '--'
-    ]);
-    const fields = splitNul(out);
-    const changed = [];
-    for (let i = 0; i + 1 < fields.length; i += 2)
-        changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' });
-    return protectedChanges(rules, changed, guardrails);
-}
-/**
- * The failing run that voids a round of gates during which protected paths changed: the code a gate runs
- * (the agent's) could have rewritten a later gate's script or a test not yet loaded. They are put back before
- * the next round.
- */
-function changedDuringGates(changes) {
-    return {
-        name: 'protected paths',
-        run: '(the action: what judges the agent, unchanged while it judges)',
-        passed: false,
-        exitCode: null,
-        timedOut: false,
-        durationMs: 0,
-        outputBytes: 0,
-        tail: `While the gates ran, protected paths changed: ${revertsLine(changes)}. Gates that run code which rewrites what judges it do not count; leave those paths alone.`,
-        log: ''
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/git/write-tree.ts
 // A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
 // textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
@@ -53744,84 +54456,6 @@ async function writeCommitTree(repo, commit, dest, env) {
     return blobs.length;
 }
 
-;// CONCATENATED MODULE: ./src/loop/defaults.ts
-// LoopConfig defaults, so front-ends and the benchmark only say what differs.
-
-
-
-
-
-
-const DEFAULT_OUTPUT_CAP = 1024 * 1024;
-const DEFAULT_COMPLETION_TAG = 'COMPLETE';
-const defaults_DEFAULT_KILL_GRACE_MS = 3000;
-/** `20260102-030405`: a UTC timestamp safe in file and branch names. */
-const stamp = (now) => new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
-function defaultRecordDir(name, now = Date.now()) {
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
-    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp(now)}-${process.pid}`);
-}
-/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
-function defaultBranch(name, now) {
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
-    return `ralph/${safe}-${stamp(now)}`;
-}
-/**
- * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
- * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
- */
-function loopConfig(settings) {
-    return {
-        userArgs: {},
-        stopOnError: false,
-        delaySeconds: 0,
-        checks: settings.ralph.checks,
-        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
-        commit: false,
-        maxFileBytes: DEFAULT_MAX_FILE_BYTES,
-        recordDir: defaultRecordDir(settings.ralph.name),
-        outputCap: DEFAULT_OUTPUT_CAP,
-        breaker: { ...DEFAULT_BREAKER },
-        presets: settings.ralph.presets ?? true,
-        parallelChecks: settings.ralph.checksParallel ?? false,
-        ...(settings.ralph.protected ? { protect: settings.ralph.protected } : {}),
-        ...(settings.ralph.setup ? { setup: settings.ralph.setup } : {}),
-        ...(settings.ralph.verify ? { verify: settings.ralph.verify } : {}),
-        ...settings
-    };
-}
-/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
-function gateSettingsProblem(config) {
-    if (!config.skipIfGreen)
-        return undefined;
-    if (config.checks.length === 0)
-        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
-    if (config.baseline === false)
-        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
-    return undefined;
-}
-/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
-const GATE_NAME_CHARS = 40;
-/**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
- * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
- */
-function addedChecks(commands, existing) {
-    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
-    const checks = [];
-    for (const run of commands) {
-        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
-        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
-        let name = base;
-        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
-            name = `${base} (${n})`;
-        taken.add(name).add(safeFileName(name));
-        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
-    }
-    return checks;
-}
-
 ;// CONCATENATED MODULE: ./src/loop/verify.ts
 // The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
 // checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
@@ -53837,9 +54471,9 @@ function addedChecks(commands, existing) {
 
 
 
-const iso = (ms) => new Date(ms).toISOString();
+
 /** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
-function verifyMode(config, isRepo) {
+function verifyModeOf(config, isRepo) {
     if (config.checks.length === 0 || !config.commit || !isRepo)
         return undefined;
     return config.verify ?? 'clean';
@@ -53902,6 +54536,7 @@ function projectIn(checkout, repoRoot, projectRoot) {
             return (0,external_node_fs_.realpathSync)(p);
         }
         catch {
+            // A path that cannot be resolved is compared as written: the worst case is the checkout's top.
             return external_node_path_default().resolve(p);
         }
     };
@@ -53917,7 +54552,7 @@ function fromBase(env, keep) {
     if (!protection)
         return () => Promise.resolve([]);
     return async (checkout, base) => {
-        const here = await protectionFromRules(await repositoryTop(checkout), base, protection.rules, protection.guardrails);
+        const here = await resolve_protectionFromRules(await resolve_repositoryTop(checkout), base, protection.rules, protection.guardrails);
         keep(here);
         return (await restore(here, { signal: env.guard.signal })).map(revert => revert.path);
     };
@@ -53934,6 +54569,7 @@ async function privateBase() {
         return base;
     }
     catch {
+        // No writable home (a runner's odd HOME): the system's temp folder still works, only less private.
         return (0,external_node_os_.tmpdir)();
     }
 }
@@ -54007,640 +54643,13 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
         for (const problem of problems)
             env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
+        // A folder left in the temp dir changes no verdict: the temp dir's own cleanup takes it.
         await (0,promises_.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
         await runGit(['worktree', 'prune'], git);
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/test-count.ts
-// A gate's test count, which may not shrink (#27): which runner a gate's command runs (npm/yarn/pnpm scripts
-// read from the start commit's package.json, never the tree's), and that runner's own count, read from the
-// summary it prints anyway. No flag or report file is added: the gate runs as the user wrote it, and a report
-// file would be written by the same uid as the code under test, so it would be no harder to forge than the
-// output. The LAST summary in the output counts: one the code under test prints while its tests run comes
-// before the runner's own; a script the gate runs that the tree changed (a `posttest` that prints one) makes
-// the count unbelieved. Residual risk: code under test that writes a forged summary after the runner's (a
-// child left printing to the runner's stdout, or /proc/<runner>/fd/1), or `--- PASS:` lines that go test
-// (1.19's -json too) cannot tell from its own, is believed. This catches `.skip`, `xfail`, `t.Skip`, deleted
-// tests and a test run cut short, not a deliberate forgery of the runner's output.
-
-
-
-
-
-/** The runners counted, as the record names them. */
-const COUNTED_RUNNERS = 'node --test, jest, vitest, pytest, go test -v/-json';
-/** Bytes read back from the end of a gate's log to find its summary. */
-const SUMMARY_BYTES = 64 * 1024;
-/** How deep scripts may call scripts (`npm test` → `npm run unit` → `jest`). */
-const SCRIPT_DEPTH = 4;
-/**
- * The test runner `command` (a gate's `run`) runs, through package.json `scripts` (the start commit's) for
- * `npm test`, `npm run X`, `yarn X`, `pnpm X`. A chain `a && b` counts when exactly one step is a runner.
- */
-function recogniseRunner(command, scripts, depth = 0) {
-    const steps = splitChain(command);
-    if (!steps)
-        return { why: 'it is not a plain command (or an `&&` chain of them)' };
-    const found = steps.map(argv => recogniseArgv(argv, scripts, depth));
-    const runners = found.filter(r => r.runner !== undefined);
-    if (runners.length === 1) {
-        if (steps.some(argv => argv[0] === 'cd'))
-            return { why: 'it changes folder (`cd`) before the runner' };
-        return runners[0];
-    }
-    if (runners.length > 1)
-        return { why: 'it runs more than one test runner' };
-    const reasons = found.filter(r => r.runner === undefined && r.why !== NOT_A_RUNNER);
-    return reasons.length > 0 ? reasons[0] : { why: NOT_A_RUNNER };
-}
-const NOT_A_RUNNER = `it runs none of the runners counted (${COUNTED_RUNNERS})`;
-function recogniseArgv(argv, scripts, depth) {
-    let args = argv;
-    while (args.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[0]))
-        args = args.slice(1);
-    if (args[0] === 'npx' || args[0] === 'exec')
-        args = args.slice(1).filter((a, i) => i > 0 || !a.startsWith('-'));
-    if (args.length === 0)
-        return { why: NOT_A_RUNNER };
-    const program = external_node_path_default().basename(args[0]);
-    const rest = args.slice(1);
-    if (program === 'node' || program === 'nodejs')
-        return recogniseNode(rest);
-    if (program === 'jest')
-        return { runner: 'jest' };
-    if (program === 'vitest')
-        return rest[0] === 'watch' || rest[0] === 'bench' ? { why: NOT_A_RUNNER } : { runner: 'vitest' };
-    if (['pytest', 'pytest-3', 'py.test'].includes(program))
-        return recognisePytest(rest);
-    if (/^python[0-9.]*$/.test(program)) {
-        const m = rest.indexOf('-m');
-        return m >= 0 && rest[m + 1] === 'pytest' ? recognisePytest(rest.slice(m + 2)) : { why: NOT_A_RUNNER };
-    }
-    if (program === 'go' && rest[0] === 'test') {
-        // Without -v or -json go test prints no count, only `ok  pkg`.
-        if (rest.some(a => /^--?(v|json)(=true)?$/.test(a)))
-            return { runner: 'go test' };
-        return {
-            why: '`go test` prints no count without -v or -json: add -v to the gate to have its tests counted'
-        };
-    }
-    if (['npm', 'yarn', 'pnpm'].includes(program)) {
-        const name = scriptName(program, rest.filter(a => !a.startsWith('-') || a === '--'));
-        if (name === undefined)
-            return { why: NOT_A_RUNNER };
-        const script = scripts?.[name];
-        if (script === undefined)
-            return { why: `package.json at the start has no script \`${name}\`` };
-        if (depth >= SCRIPT_DEPTH)
-            return { why: `its scripts call scripts more than ${SCRIPT_DEPTH} deep` };
-        const found = recogniseRunner(script, scripts, depth + 1);
-        if (found.runner === undefined)
-            return found;
-        return {
-            ...found,
-            scripts: {
-                ...found.scripts,
-                [name]: script,
-                [`pre${name}`]: scripts?.[`pre${name}`],
-                [`post${name}`]: scripts?.[`post${name}`]
-            }
-        };
-    }
-    return { why: NOT_A_RUNNER };
-}
-/** pytest, unless told to print no summary (`-qq`, `-p no:terminal`). */
-function recognisePytest(args) {
-    const quiet = args.reduce((n, a) => n + (/^-q+$/.test(a) ? a.length - 1 : a === '--quiet' ? 1 : 0), 0);
-    const noTerminal = args.some((a, i) => a === '-pno:terminal' || (a === '-p' && args[i + 1] === 'no:terminal'));
-    if (quiet >= 2 || noTerminal)
-        return {
-            why: 'pytest prints no count with `-qq` or `-p no:terminal`: use `-q` to have its tests counted'
-        };
-    return { runner: 'pytest' };
-}
-/** `node --test` prints its summary with its own reporters (tap, spec) to stdout, not with dot, junit or a file. */
-function nodeTestReporters(args) {
-    const values = (flag) => args.flatMap((a, i) => a === flag ? [args[i + 1] ?? ''] : a.startsWith(`${flag}=`) ? [a.slice(flag.length + 1)] : []);
-    const reporters = values('--test-reporter');
-    const destinations = values('--test-reporter-destination');
-    const summary = reporters.length === 0 ||
-        reporters.some((r, i) => ['spec', 'tap'].includes(r) && ['stdout', 'stderr', undefined].includes(destinations[i]));
-    if (summary)
-        return { runner: 'node --test' };
-    return {
-        why: '`node --test` prints no count with these reporters: add `--test-reporter=spec` to have its tests counted'
-    };
-}
-/** `node --test …`, or node running jest's or vitest's own script (`node node_modules/jest/bin/jest.js`). */
-function recogniseNode(args) {
-    for (let i = 0; i < args.length; i++) {
-        const arg = args[i];
-        if (arg === '--test')
-            return nodeTestReporters(args);
-        if (['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions'].includes(arg)) {
-            i++;
-            continue;
-        }
-        if (arg.startsWith('-'))
-            continue;
-        const parts = arg.split('/');
-        const file = parts.at(-1) ?? '';
-        if (file === 'jest' || (file === 'jest.js' && parts.at(-3) === 'jest'))
-            return { runner: 'jest' };
-        if (file === 'vitest' || file === 'vitest.mjs')
-            return { runner: 'vitest' };
-        return { why: NOT_A_RUNNER };
-    }
-    return { why: NOT_A_RUNNER };
-}
-/** The script `npm test` / `npm run X` / `yarn X` / `pnpm run X` runs (args: its words past the program). */
-function scriptName(program, words) {
-    const [verb, name] = words;
-    if (verb === undefined || verb === '--')
-        return undefined;
-    if (['test', 't', 'tst'].includes(verb))
-        return 'test';
-    if (verb === 'run' || verb === 'run-script')
-        return name === '--' ? undefined : name;
-    // yarn and pnpm run a script by its name alone.
-    if (program !== 'npm' && !['install', 'add', 'exec', 'dlx', 'x', 'install-test', 'it'].includes(verb))
-        return verb;
-    return undefined;
-}
-/**
- * The command as argv lists, one per `&&` step, or undefined when it is more than that (pipes, `;`, `||`,
- * redirections, substitutions, subshells, several lines): what such a command counts is not knowable.
- */
-function splitChain(command) {
-    const steps = [[]];
-    let word;
-    const end = () => {
-        if (word !== undefined)
-            steps[steps.length - 1].push(word);
-        word = undefined;
-    };
-    for (let i = 0; i < command.length; i++) {
-        const c = command[i];
-        if (c === "'") {
-            const close = command.indexOf("'", i + 1);
-            if (close < 0)
-                return undefined;
-            word = (word ?? '') + command.slice(i + 1, close);
-            i = close;
-        }
-        else if (c === '"') {
-            const close = command.indexOf('"', i + 1);
-            const inner = close < 0 ? undefined : command.slice(i + 1, close);
-            if (inner === undefined || /[$`\\]/.test(inner))
-                return undefined;
-            word = (word ?? '') + inner;
-            i = close;
-        }
-        else if (c === ' ' || c === '\t')
-            end();
-        else if (c === '&' && command[i + 1] === '&') {
-            end();
-            if (steps[steps.length - 1].length === 0)
-                return undefined;
-            steps.push([]);
-            i++;
-        }
-        else if (/[|;<>()`$\\\n\r&*?[\]{}~#]/.test(c)) {
-            // A glob or `~` in an argument is fine; anywhere else these change what runs.
-            if (/[*?[\]{}~]/.test(c))
-                word = (word ?? '') + c;
-            else
-                return undefined;
-        }
-        else
-            word = (word ?? '') + c;
-    }
-    end();
-    return steps.every(step => step.length > 0) ? steps : undefined;
-}
-// ANSI colour and cursor codes (vitest colours its output even off a terminal).
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
-/** The runner's count from the end of its output (the last summary in it), or undefined when it has none. */
-function parseTestCount(runner, output) {
-    const lines = output.replace(ANSI, '').split(/\r?\n/);
-    switch (runner) {
-        case 'node --test':
-            return nodeCount(lines);
-        case 'jest':
-            return jestCount(lines);
-        case 'vitest':
-            return vitestCount(lines);
-        case 'pytest':
-            return pytestCount(lines);
-    }
-}
-const lastLine = (lines, test) => {
-    for (let i = lines.length - 1; i >= 0; i--)
-        if (test(lines[i]))
-            return lines[i];
-    return undefined;
-};
-const count = (passed, failed, skipped) => ({
-    run: passed + failed,
-    passed,
-    failed,
-    skipped
-});
-/** Parts such as `2 passed`, `1 failed` of a summary line, by name. */
-function parts(text) {
-    const found = new Map();
-    for (const m of text.matchAll(/(\d+) ([a-z]+)/g))
-        found.set(m[2], (found.get(m[2]) ?? 0) + Number(m[1]));
-    return found;
-}
-/** A top-level test that passed, named by a script's path: `ok 1 - /w/calc.test.js`, `✔ calc.test.js (9ms)`. */
-const NODE_FILE_PASSED = /^(?:ok \d+ - |✔ )(?:\/.*|\S+)\.[cm]?[jt]sx?(?: \([\d.]+m?s\))?$/;
-/** `# tests 5` / `ℹ tests 5` then pass, fail, cancelled, skipped, todo (tap or spec, Node 20 to 24). */
-function nodeCount(lines) {
-    for (let i = lines.length - 1; i >= 0; i--) {
-        if (!/^(# |ℹ )tests \d+$/.test(lines[i]))
-            continue;
-        const found = new Map();
-        for (const line of lines.slice(i + 1, i + 9)) {
-            const m = /^(?:# |ℹ )([a-z_]+) (\d+)/.exec(line);
-            if (m)
-                found.set(m[1], Number(m[2]));
-        }
-        const get = (name) => found.get(name);
-        const [pass, fail] = [get('pass'), get('fail')];
-        if (pass === undefined || fail === undefined)
-            return undefined;
-        // A file that ended with no test reported (process.exit from the code under test) passes as one test
-        // named by its path: it ran none, or a one-test file cut short would keep its count.
-        const filesPassed = lines.slice(0, i).filter(line => NODE_FILE_PASSED.test(line)).length;
-        return count(Math.max(0, pass - filesPassed), fail + (get('cancelled') ?? 0), (get('skipped') ?? 0) + (get('todo') ?? 0));
-    }
-    return undefined;
-}
-/** `Tests:       1 failed, 1 skipped, 1 todo, 2 passed, 5 total`. */
-function jestCount(lines) {
-    const line = lastLine(lines, l => /^Tests:\s+(\d+ [a-z]+, )*\d+ total\s*$/.test(l));
-    if (!line)
-        return undefined;
-    const p = parts(line);
-    return count(p.get('passed') ?? 0, p.get('failed') ?? 0, (p.get('skipped') ?? 0) + (p.get('todo') ?? 0));
-}
-/** `      Tests  1 failed | 2 passed | 1 skipped | 1 todo (5)`. */
-function vitestCount(lines) {
-    const line = lastLine(lines, l => /^\s*Tests\s+\d+ [a-z]+( \| \d+ [a-z]+)* \(\d+\)\s*$/.test(l));
-    if (!line)
-        return undefined;
-    const p = parts(line);
-    return count(p.get('passed') ?? 0, p.get('failed') ?? 0, (p.get('skipped') ?? 0) + (p.get('todo') ?? 0));
-}
-/** `===== 1 failed, 2 passed, 1 skipped, 1 xfailed, 1 xpassed in 0.02s =====` (or without the rules, -q). */
-function pytestCount(lines) {
-    const summary = /^=*\s*((?:\d+ [a-z]+(?:, )?)+|no tests ran) in [\d.]+s( \([\d:]+\))?\s*=*\s*$/;
-    const line = lastLine(lines, l => summary.test(l));
-    if (!line)
-        return undefined;
-    const p = parts(line);
-    const n = (name) => p.get(name) ?? 0;
-    return count(n('passed') + n('xpassed'), n('failed') + n('error') + n('errors'), n('skipped') + n('xfailed'));
-}
-/**
- * `go test -json`'s pass/fail/skip events of tests (not packages), or `go test -v`'s `--- PASS:` lines,
- * subtests included, over the whole log: go prints no total.
- */
-function goTestCount(lines) {
-    const n = { PASS: 0, FAIL: 0, SKIP: 0 };
-    let seen = false;
-    for (const raw of lines) {
-        const line = raw.replace(ANSI, '');
-        if (line.startsWith('{')) {
-            let event;
-            try {
-                event = JSON.parse(line);
-            }
-            catch {
-                continue;
-            }
-            if (typeof event.Test !== 'string')
-                continue;
-            const action = String(event.Action).toUpperCase();
-            if (action === 'PASS' || action === 'FAIL' || action === 'SKIP') {
-                n[action]++;
-                seen = true;
-            }
-            continue;
-        }
-        const m = /^\s*--- (PASS|FAIL|SKIP): /.exec(line);
-        if (m) {
-            n[m[1]]++;
-            seen = true;
-        }
-        else if (/^(ok|FAIL|\?)\s+\S+/.test(line))
-            seen = true;
-    }
-    return seen ? count(n.PASS, n.FAIL, n.SKIP) : undefined;
-}
-/** The lines of a file, read in pieces (a go test log has a line per test: it may be large). */
-function* fileLines(file) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_.openSync)(file, 'r');
-    }
-    catch {
-        return;
-    }
-    try {
-        const buf = Buffer.alloc(1024 * 1024);
-        let carry = '';
-        for (let read = (0,external_node_fs_.readSync)(fd, buf); read > 0; read = (0,external_node_fs_.readSync)(fd, buf)) {
-            const text = carry + buf.subarray(0, read).toString('latin1');
-            const lines = text.split('\n');
-            carry = lines.pop() ?? '';
-            yield* lines;
-        }
-        if (carry)
-            yield carry;
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-/** The count a gate's run reported, from its log (or from its captured output when the log failed). */
-function countFromLog(runner, log, captured) {
-    if (runner === 'go test')
-        return goTestCount(captured !== undefined ? captured.split('\n') : fileLines(log));
-    return parseTestCount(runner, captured ?? readFileTail(log, SUMMARY_BYTES));
-}
-const tests = (n) => `${n} test${n === 1 ? '' : 's'}`;
-/**
- * Why a gate whose runner is counted fails on its count, or undefined when it may pass: it reported no count,
- * a failing test (whatever its exit code), ran fewer tests than at the baseline, or skipped more.
- */
-function countProblem(command, runner, now, start, passed = true) {
-    const gate = codeCell(command);
-    if (!now)
-        return `${gate} reported no test count: ${runner}'s summary is not in its output`;
-    // A failing test fails the gate whatever the exit code says (the code under test can end its runner
-    // with 0 after the summary: pytest runs it in its own process, and atexit can os._exit(0)).
-    const failing = passed && now.failed > 0 ? [`${gate} reported ${tests(now.failed)} failing`] : [];
-    if (!start)
-        return failing.length > 0 ? failing[0] : undefined;
-    const problems = [...failing];
-    if (now.run < start.run)
-        problems.push(`${gate} ran ${tests(start.run)} at the start and ${now.run} now`);
-    if (now.skipped > start.skipped)
-        problems.push(`${gate} skipped ${tests(start.skipped)} at the start and ${now.skipped} now`);
-    return problems.length > 0 ? problems.join('; ') : undefined;
-}
-/**
- * The gates' runners, recognised once before iteration 1 with package.json's scripts as the start commit
- * holds them (`packageJson`: its text, undefined when it has none).
- */
-function recogniseGates(commands, packageJson) {
-    let scripts;
-    let why;
-    if (packageJson !== undefined) {
-        try {
-            const parsed = JSON.parse(packageJson);
-            if (parsed.scripts && typeof parsed.scripts === 'object')
-                scripts = Object.fromEntries(Object.entries(parsed.scripts).filter((e) => typeof e[1] === 'string'));
-        }
-        catch {
-            why = 'package.json at the start is not valid JSON';
-        }
-    }
-    return commands.map(command => {
-        const found = recogniseRunner(command, scripts);
-        return found.runner === undefined && why && /package\.json/.test(found.why) ? { why } : found;
-    });
-}
-/**
- * The count hook of one round of gates: gate i's count from its log, failed when its runner is counted and
- * the count is missing, or smaller than `start[i]` (the baseline's run of the same gate).
- */
-function testCounter(commands, runners, start, workTree) {
-    return (index, log, captured, passed) => {
-        const found = runners[index];
-        if (found?.runner === undefined)
-            return {};
-        const tests = countFromLog(found.runner, log, captured);
-        const before = start?.[index]?.run === commands[index] ? start[index].tests : undefined;
-        const changed = found.scripts ? changedScript(found.scripts, workTree) : undefined;
-        // A gate that failed anyway needs no "no count" or "failing" line: its own output says why.
-        const problem = changed
-            ? `${codeCell(commands[index])} ran package.json's script \`${changed}\` as the tree has it, not as the start had it: its count is not believed`
-            : !tests && !passed
-                ? undefined
-                : countProblem(commands[index], found.runner, tests, before, passed);
-        return { ...(tests ? { tests } : {}), ...(problem ? { problem } : {}) };
-    };
-}
-/**
- * The first script npm runs for the gate whose text in the tree's package.json differs from the start's (the
- * agent could make `test` or `posttest` print a summary of its own), or undefined.
- */
-function changedScript(start, workTree) {
-    let tree = {};
-    try {
-        const parsed = JSON.parse(readTreeFile(external_node_path_default().join(workTree, 'package.json')).toString('utf8'));
-        if (parsed.scripts && typeof parsed.scripts === 'object')
-            tree = parsed.scripts;
-    }
-    catch {
-        // Gone or broken: every script the gate needs has changed.
-    }
-    return Object.keys(start).find(name => tree[name] !== start[name]);
-}
-/** package.json as the start commit holds it (the tree's only where there is no commit, before any agent ran). */
-async function startPackageJson(workspace, workTree, commit) {
-    if (commit !== undefined) {
-        const file = external_node_path_default().relative(workspace.root, external_node_path_default().join(workTree, 'package.json')).split((external_node_path_default()).sep).join('/');
-        return workspace.fileAt?.(commit, file);
-    }
-    try {
-        return readTreeFile(external_node_path_default().join(workTree, 'package.json')).toString('utf8');
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/loop/prompt.ts
-// The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
-// stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
-// filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
-// section is appended after the body and before the credit trailer.
-
-
-
-/** Our additions to the `ralph.` kind; the reference renders them as ''. */
-const LOOP_PLACEHOLDERS = [
-    'checks',
-    'failures',
-    'diff',
-    'progress',
-    'completion_tag',
-    'guardrails'
-];
-/** Progress entries shown to the agent. */
-const PROGRESS_ENTRIES = 5;
-/** A ralph-less body (a task, a spec file) as a template: no frontmatter, otherwise RALPH.md's rules. */
-const bodyTemplate = (body) => pyStrip(stripHtmlComments(pyStrip(body)));
-/** Which of our `ralph.*` placeholders the template uses (comments removed first, as rendering does). */
-function loopPlaceholdersUsed(inputs) {
-    const template = inputs.body !== undefined ? bodyTemplate(inputs.body) : promptTemplate(inputs.ralphText);
-    const used = new Set();
-    for (const match of template.matchAll(PLACEHOLDER_RE)) {
-        if (match[1] === 'ralph' && LOOP_PLACEHOLDERS.includes(match[2]))
-            used.add(match[2]);
-    }
-    return used;
-}
-const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
-/** `{{ ralph.checks }}`: one line per gate. */
-function renderChecks(gates) {
-    return gates.map(gate => `- ${code(gate.name)}: ${code(gate.run)}`).join('\n');
-}
-/** `{{ ralph.failures }}`: the previous iteration's failing checks, each with the end of its output. */
-function renderFailures(checks) {
-    const failing = (checks ?? []).filter(check => !check.passed);
-    return failing
-        .map(check => {
-        const how = check.timedOut
-            ? 'timed out'
-            : check.exitCode === null
-                ? 'was stopped'
-                : `exit code ${check.exitCode}`;
-        return `${code(check.name)} failed (${how}). The end of its output:\n\n${fence(check.tail, '', '~')}`;
-    })
-        .join('\n\n');
-}
-/** `{{ ralph.diff }}`: the stat, then the start of the patch. */
-function renderDiff(diff) {
-    if (!diff || (diff.stat.trim() === '' && diff.patch === ''))
-        return '';
-    const cut = diff.patchTruncated ? '\n[the rest of the diff is not shown]' : '';
-    return `${diff.stat.replace(/\n+$/, '')}\n\n${fence(diff.patch, '', '~')}${cut}`;
-}
-/** One line about an iteration, for `{{ ralph.progress }}`. */
-function progressEntry(record) {
-    const parts = [record.verdict.replace(/_/g, ' ')];
-    if (record.checks.length > 0)
-        parts.push(checksTally(record.checks));
-    if (record.agent) {
-        const agent = record.agent;
-        parts.push(agent.killedBy
-            ? `agent stopped (${agent.killedBy})`
-            : agent.timedOut
-                ? 'agent timed out'
-                : `agent ${ended(agent)}`);
-    }
-    if (record.progressed === false)
-        parts.push('no change to the work tree');
-    else if (record.progressed === true)
-        parts.push('work tree changed');
-    if (record.completion.given)
-        parts.push('completion signal given');
-    if (record.error)
-        parts.push(`crashed: ${record.error}`);
-    return `- Iteration ${record.iteration} (${seconds(record.durationMs)}): ${parts.join('; ')}`;
-}
-/** `checks 1/3 passing (failing: lint, test)`. */
-function checksTally(checks) {
-    const failing = checks.filter(check => !check.passed).map(check => check.name);
-    const passing = checks.length - failing.length;
-    return `checks ${passing}/${checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`;
-}
-/** The baseline as a progress line: the gates before the first agent run. */
-function baselineEntry(baseline) {
-    const what = baseline.verdict === 'interrupted' ? 'stopped' : checksTally(baseline.checks);
-    return `- Before iteration 1 (the gates alone, ${seconds(baseline.durationMs)}): ${what}`;
-}
-/** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
-function renderProgress(history, baseline) {
-    const entries = [
-        ...(baseline ? [baselineEntry(baseline)] : []),
-        ...history.slice(-PROGRESS_ENTRIES).map(progressEntry)
-    ];
-    return entries.slice(-PROGRESS_ENTRIES).join('\n');
-}
-/** The values of our `ralph.*` placeholders for this iteration. */
-function loopValues(ctx) {
-    return {
-        checks: renderChecks(ctx.gates),
-        failures: renderFailures(ctx.previousChecks),
-        diff: renderDiff(ctx.diff),
-        progress: renderProgress(ctx.history, ctx.baseline),
-        completion_tag: ctx.completionTag ? `<promise>${ctx.completionTag}</promise>` : '',
-        guardrails: ctx.guardrails?.content ?? ''
-    };
-}
-/** The standard section for a gated ralph whose body uses none of our placeholders. */
-function loopStatusSection(values, ctx, iteration, maxIterations) {
-    const tag = values.completion_tag;
-    const goal = tag
-        ? 'every check passes and your final message gives the completion signal'
-        : 'every check passes';
-    const of = maxIterations !== undefined ? ` of at most ${maxIterations}` : '';
-    const firstIteration = ctx.history.length === 0;
-    const afterBaseline = firstIteration && ctx.previousChecks !== undefined;
-    const failures = values.failures ||
-        (afterBaseline
-            ? 'None: every check passes now (they ran before this iteration). Do what the task asks all the same.'
-            : firstIteration
-                ? 'None yet: this is the first iteration.'
-                : 'None: every check passed.');
-    const sections = [
-        '## Loop status',
-        `You are working in a loop. When you exit, the checks below run on the work tree you leave; exit code 0 ` +
-            `means pass. The loop ends when ${goal}. This is iteration ${iteration}${of}.`,
-        '### Checks',
-        values.checks,
-        afterBaseline
-            ? '### Failing checks now (run before this iteration)'
-            : '### Failing checks from the previous iteration',
-        failures,
-        '### Changes since the loop started',
-        values.diff || 'None yet.',
-        '### Recent progress',
-        values.progress || 'None yet: this is the first iteration.'
-    ];
-    if (ctx.guardrails) {
-        sections.push('### Guardrails', values.guardrails.trim() || '(none written yet)', `When you meet a failure mode these do not cover, append a new lesson (a "Sign") to ` +
-            `${code(ctx.guardrails.file)}: the trigger, the instruction, and what taught it.`);
-    }
-    if (tag) {
-        sections.push('### When you are done', 'When every check passes on your work, end your final message with this line, on a line of its own:', tag, 'Only the end of your final message is read, and the checks run again before the loop accepts it. ' +
-            'Do not give it while a check still fails.');
-    }
-    return `\n\n---\n\n${sections.join('\n\n')}`;
-}
-/**
- * The prompt for one iteration. `loop` is undefined for reference behaviour (no gates, no tag-aware
- * placeholders needed); then the result is byte for byte the reference's.
- */
-function buildPrompt(inputs, loop) {
-    const ralph = { name: inputs.name, iteration: String(inputs.iteration) };
-    if (inputs.maxIterations !== undefined)
-        ralph.max_iterations = String(inputs.maxIterations);
-    Object.assign(ralph, loop?.values);
-    const values = { commands: inputs.commandOutputs, args: inputs.userArgs, ralph };
-    const section = (inputs.appendix ?? '') + (loop?.section ?? '');
-    if (inputs.body !== undefined) {
-        const prompt = renderPlaceholders(bodyTemplate(inputs.body), values) + section;
-        return inputs.credit ? prompt + CREDIT_TRAILER : prompt;
-    }
-    if (section === '')
-        return assemblePrompt(inputs.ralphText, values, inputs.credit, inputs.ralphFile);
-    return (assemblePrompt(inputs.ralphText, values, false, inputs.ralphFile) +
-        section +
-        (inputs.credit ? CREDIT_TRAILER : ''));
-}
-
 ;// CONCATENATED MODULE: ./src/loop/iteration.ts
-// One iteration: commands → prompt (RALPH.md re-read) → agent → work tree (hash, commit) → checks →
-// completion. Every step writes its logs as it goes; the iteration's record is what it returns.
 
 
 
@@ -54651,100 +54660,6 @@ function buildPrompt(inputs, loop) {
 
 
 
-
-/** The history a next prompt needs: the last PROGRESS_ENTRIES of `earlier` and `records`. */
-function recentHistory(earlier, ...records) {
-    return [...earlier.slice(-PROGRESS_ENTRIES), ...records].slice(-PROGRESS_ENTRIES);
-}
-const iteration_iso = (ms) => new Date(ms).toISOString();
-function pinRalphFiles(ralph, workTree) {
-    const pin = (what, file) => {
-        try {
-            return pinTreeFile(file, workTree);
-        }
-        catch (error) {
-            if (!(error instanceof TreeFileError))
-                throw error;
-            throw new RalphError(`${what} ${error.message}. Make it a regular file of the project.`);
-        }
-    };
-    return {
-        ralph: pin('RALPH.md:', ralph.file),
-        ...(ralph.guardrails
-            ? { guardrails: pin('The guardrails file:', external_node_path_default().resolve(workTree, ralph.guardrails)) }
-            : {})
-    };
-}
-function readGuardrails(env, files) {
-    const file = env.ralph.guardrails;
-    if (!file || !files.guardrails)
-        return undefined;
-    let content = '';
-    try {
-        content = readTreeFile(files.guardrails).toString('utf8');
-    }
-    catch (error) {
-        // Not written yet: the agent is asked to start it. Anything else (a link, a FIFO) is refused.
-        if (!(error instanceof TreeFileError) || error.code !== 'ENOENT')
-            throw new RalphError(`The guardrails file ${file} was not read: ${error.message}. Make it a regular file of the project.`);
-    }
-    return { file, content };
-}
-/** RALPH.md as the reference reads it every iteration: strict UTF-8 (a bad byte crashes the iteration). */
-function readRalphText(file, pinned) {
-    try {
-        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readTreeFile(pinned));
-    }
-    catch (error) {
-        throw new RalphError(`RALPH.md could not be read (${file}): ${error.message}`);
-    }
-}
-/**
- * The prompt for this iteration, and whether it shows the agent the diff (then the tree must be tracked).
- * Throws RalphError when RALPH.md can no longer be read or parsed.
- */
-function assemble(env, iteration, commandOutputs) {
-    const { config, ralph } = env;
-    // Without pins (a preview, before any agent ran) the files are pinned now.
-    const files = env.ralphFiles ?? pinRalphFiles(ralph, env.workTree);
-    const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file, files.ralph);
-    const inputs = {
-        ralphText,
-        ralphFile: ralph.file,
-        body: config.promptText,
-        name: ralph.name,
-        iteration,
-        maxIterations: config.maxIterations,
-        commandOutputs,
-        userArgs: config.userArgs,
-        credit: ralph.credit,
-        ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
-    };
-    // What the action put back after the last agent run: the agent is told, once, in its next prompt.
-    const reverts = env.history.at(-1)?.reverts;
-    if (reverts && reverts.length > 0)
-        inputs.appendix = `${inputs.appendix ?? ''}${revertNote(revertsLine(reverts))}`;
-    const used = loopPlaceholdersUsed(inputs);
-    const gated = config.checks.length > 0;
-    const ctx = {
-        gates: config.checks,
-        completionTag: config.completionTag,
-        previousChecks: env.previousChecks,
-        ...(env.baseline ? { baseline: env.baseline } : {}),
-        diff: env.lastDiff,
-        history: env.history,
-        guardrails: readGuardrails(env, files)
-    };
-    const values = loopValues(ctx);
-    const section = gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : '';
-    return { prompt: buildPrompt(inputs, { values, section }), showsDiff: used.has('diff') };
-}
-/** The prompt's note on protected paths put back after the last agent run. */
-function revertNote(paths) {
-    return (`\n\nThe action put back protected paths after your last run, before the checks judged it: ${paths}. ` +
-        `The tests that existed, the check scripts, the test runners' configuration, the ralph's folder and .github/ ` +
-        `judge the work and are never delivered changed. Fix the code under test instead; you may add new tests.`);
-}
 function verdictOf(record, gated, tagRequired) {
     const agent = record.agent;
     const agentVerdict = agent?.timedOut
@@ -54780,59 +54695,6 @@ function agentCaps(config, meter) {
         caps.maxTurns = config.agentMaxTurns;
     return caps;
 }
-/**
- * The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. A gate whose
- * runner is counted also fails on a count missing or smaller than the baseline's.
- */
-function runGates(env, memory, iteration, dir) {
-    env.onPhase('check');
-    return runChecks(env.config.checks, {
-        ...gateContext(env, memory, env.workTree, dir),
-        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-    }).finally(() => env.onPhase(undefined));
-}
-/**
- * How the gates run in `workTree` (the loop's, or a clean checkout): counted against the baseline where their
- * runner is known, each in a HOME of its own under isolation, logs under `dir`.
- */
-function gateContext(env, counting, workTree, dir) {
-    const runners = counting.testRunners;
-    const commands = env.config.checks.map(check => check.run);
-    return {
-        ...(env.agentEnvironment ? { freshHome: true } : {}),
-        ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, workTree) } : {}),
-        workTree,
-        iterationDir: dir,
-        relative: file => env.record.relative(file),
-        killGraceMs: env.killGraceMs,
-        signal: env.guard.signal,
-        stopCause: () => env.guard.trip?.cause,
-        runProcess: env.runProcess,
-        parallel: env.config.parallelChecks === true
-    };
-}
-/**
- * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
- * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
- */
-async function runBaseline(env, memory) {
-    const started = env.clock.now();
-    const parallel = env.config.parallelChecks === true;
-    env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
-    const checks = await runGates(env, memory, 0, env.record.iterationDir(0));
-    const baseline = {
-        startedAt: iteration_iso(started),
-        durationMs: Math.round(env.clock.now() - started),
-        verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
-        checks: checks.runs,
-        checksMs: checks.wallMs,
-        parallel
-    };
-    return {
-        baseline,
-        memory: { ...memory, baseline, ...(checks.interrupted ? {} : { previousChecks: checks.runs }) }
-    };
-}
 async function runIteration(env, memory, iteration) {
     const { config, guard, record: runRecord, emit, clock } = env;
     let next = memory;
@@ -54841,7 +54703,7 @@ async function runIteration(env, memory, iteration) {
     const relative = (file) => runRecord.relative(file);
     const record = {
         iteration,
-        startedAt: iteration_iso(started),
+        startedAt: iso(started),
         durationMs: 0,
         verdict: 'ran',
         commands: [],
@@ -55050,25 +54912,875 @@ async function runIteration(env, memory, iteration) {
     return finish({ interrupted: false, success: false }, 'checks_failed');
 }
 
-;// CONCATENATED MODULE: ./src/loop/protected-at-start.ts
-// What the put-back of protected paths would undo before the agent has done anything: a person's own work (a
-// vendored folder not yet committed, an edit of a test not yet committed). The loop refuses to start on such a
-// tree rather than leave those files alone: they sit where what judges the agent lives, so left alone the agent
-// could rewrite them and the gates would trust them, and git holds no copy to put them back from. Committed (or
-// moved out), they are the start commit's, protected like the rest. A fresh checkout (CI) never has any.
-
-/** Paths named in the refusal; the rest are counted. */
-const MOST_NAMED = 5;
+;// CONCATENATED MODULE: ./src/loop/stop.ts
+/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
+function capReached(max, last) {
+    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
+    return last?.verdict === 'checks_passed_no_tag'
+        ? `${cap}; the checks pass, but the agent has not given the completion tag`
+        : cap;
+}
+const fromTrip = (trip) => ({ reason: trip.cause, detail: trip.detail });
+/** What the iteration's own outcome says, most decisive first; undefined when it does not end the loop. */
+function outcomeStop(end, budgets, breaker) {
+    const agent = end.record.agent;
+    if (end.crash)
+        return { reason: 'agent_error', detail: `Run crashed: ${end.crash}` };
+    if (end.success)
+        return budgets.gated
+            ? { reason: 'all_checks_passed', detail: `every check passed in iteration ${end.iteration}` }
+            : { reason: 'completed', detail: `the agent gave the completion signal in iteration ${end.iteration}` };
+    if (end.interrupted && budgets.trip)
+        return fromTrip(budgets.trip);
+    if (end.limitStop)
+        return { reason: 'agent_error', detail: end.limitStop };
+    if (budgets.stopOnError && agent && !agent.success && !end.limitWaited) {
+        const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`;
+        return {
+            reason: 'agent_error',
+            detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
+        };
+    }
+    const unfixable = setupMissing(end);
+    if (unfixable)
+        return unfixable;
+    if (breaker)
+        return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` };
+    return undefined;
+}
+/** A gate's output when a module or a program that an install puts in place is missing (node, sh, bash, python). */
+const MISSING_INSTALL = /Cannot find (module|package) |MODULE_NOT_FOUND|: command not found|^(\/bin\/)?sh: \d+: .*: not found|No module named /m;
 /**
- * Why the loop may not start on this tree (one line naming the paths and the fix), or undefined when the tree
- * is, where paths are protected, the start commit's.
+ * What only an install puts in place, missing: a package (a bare name, or a path into node_modules) or a program
+ * named without a path. A file of the agent's that git ignores (`Cannot find module '/w/answer.js'`, `./x.sh: not
+ * found`) is not one: the agent can commit it. Python's `No module named` cannot tell the two apart.
  */
-async function protectedWorkBeforeTheLoop(protection) {
-    const found = await findChanges(protection);
-    if (found.length === 0)
+const ONLY_AN_INSTALL = [
+    /Cannot find package '[^']+'/,
+    /Cannot find module '(?![./])[^']+'/,
+    /Cannot find module '[^']*\/node_modules\//,
+    /^(?:\/bin\/)?sh: \d+: [^\s/]+: not found$/m,
+    /(?:^|: )[^\s/:]+: command not found$/m
+];
+/**
+ * The fix, when a clean checkout's gate missed a module or a command and no setup ran there: what an install
+ * left in the loop's tree (node_modules) is never in a clean checkout. Empty otherwise.
+ */
+function missingSetupHint(verification) {
+    if (verification.setup.length > 0)
+        return '';
+    if (!verification.checks.some(run => !run.passed && MISSING_INSTALL.test(run.tail)))
+        return '';
+    return "; a gate there could not find a module or a command and no setup ran: what an install left in the loop's tree (node_modules) is never in a clean checkout, so give setup the project's install command (a JavaScript project's: setup: npm ci)";
+}
+/**
+ * A clean checkout whose gate missed a module or a command while no setup ran: no agent can fix that (the
+ * install is the workflow's setting), so the loop stops at the first, naming the fix, instead of paying on.
+ */
+function setupMissing(end) {
+    const verification = end.record.verification;
+    if (verification?.verdict !== 'failed' || verification.setup.length > 0)
         return undefined;
-    const more = found.length > MOST_NAMED ? `, and ${found.length - MOST_NAMED} more` : '';
-    return `the work tree already differs from the start commit where paths are protected, and the put-back before each gate run would undo it (a new file deleted, an edit reverted): ${revertsLine(found.slice(0, MOST_NAMED))}${more}. Nothing was changed: commit these files (or move them out of the protected paths) and start again, or set protected (protected-paths) to none.`;
+    const missed = (tail) => ONLY_AN_INSTALL.some(pattern => pattern.test(tail));
+    if (!verification.checks.some(run => !run.passed && missed(run.tail)))
+        return undefined;
+    return {
+        reason: 'verify_failed',
+        detail: `the gates passed in the loop's tree in iteration ${end.iteration} but failed on a clean checkout of ${verification.commit.slice(0, 12)}${missingSetupHint(verification)}; no agent can fix that, so the loop stopped there`
+    };
+}
+/**
+ * Whether the loop stops now, and why. `end` is the iteration just run (undefined before the first);
+ * `breaker` is what the stagnation breaker made of it. Undefined: the loop goes on.
+ */
+function decideStop(end, budgets, breaker) {
+    const stop = end && outcomeStop(end, budgets, breaker);
+    if (stop)
+        return stop;
+    const { maxIterations: max, trip } = budgets;
+    if (max !== undefined && budgets.ran >= max)
+        return budgets.last?.verification?.verdict === 'failed'
+            ? {
+                reason: 'verify_failed',
+                detail: `${capReached(max, undefined)}; the gates passed in the loop's tree but failed on a clean checkout of ${budgets.last.verification.commit.slice(0, 12)}${missingSetupHint(budgets.last.verification)}`
+            }
+            : { reason: 'max_iterations', detail: capReached(max, budgets.last) };
+    if (trip)
+        return fromTrip(trip);
+    if (budgets.finishAsked)
+        return { reason: 'cancelled', detail: 'stopped after the iteration in flight, as asked' };
+    if (budgets.timeSpent)
+        return { reason: 'timeout', detail: 'the total time budget is spent' };
+    if (budgets.costSpent)
+        return { reason: 'budget_exhausted', detail: `the cost budget ($${budgets.maxCostUsd}) is spent` };
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/loop/usage-limit.ts
+// A usage limit the agent hit: whether the loop can wait for it to lift, and for how long.
+/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
+const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
+/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
+const USAGE_LIMIT_MARGIN_MS = 2000;
+/** Whether the loop can wait for a usage limit to lift, and for how long; or why it cannot. */
+function usageLimitWait(failure, now, deadline) {
+    const said = failure.message;
+    if (failure.resetsAt === undefined)
+        return { stop: `the agent hit a usage limit and did not say when it lifts (${said})` };
+    const resetsAt = Date.parse(failure.resetsAt);
+    const waitMs = Math.max(0, resetsAt - now) + USAGE_LIMIT_MARGIN_MS;
+    if (deadline !== undefined && now + waitMs >= deadline)
+        return {
+            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${new Date(deadline).toISOString()}): ${said}`
+        };
+    if (deadline === undefined && waitMs > MAX_USAGE_LIMIT_WAIT_MS)
+        return {
+            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, more than 6 hours away (set a longer --max-time to wait for it): ${said}`
+        };
+    return { waitMs, detail: `the agent hit a usage limit; waiting until it lifts at ${failure.resetsAt}` };
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/breaker.ts
+// The stagnation breaker of a run: its rules (fewer without gates) and the chain's earlier iterations told to
+// it again, as the loop told them.
+
+function runBreaker(config, earlier) {
+    // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
+    // permissions (a loop whose agent may not use its tools can only burn money).
+    const breaker = new StagnationBreaker(config.checks.length > 0
+        ? config.breaker
+        : {
+            noProgress: 0,
+            sameFailure: 0,
+            agentFailures: 0,
+            ...(config.breaker.permissionDenials !== undefined
+                ? { permissionDenials: config.breaker.permissionDenials }
+                : {})
+        });
+    for (const record of earlier) {
+        const signals = breakerSignals(record);
+        if (signals)
+            breaker.record(signals);
+    }
+    return breaker;
+}
+/**
+ * What an iteration tells the breaker; undefined for one it skips: a crash, or a usage limit (which says
+ * nothing about the agent or the work). The loop and a resumed loop's replay read records the same way.
+ */
+function breakerSignals(record) {
+    const agent = record.agent;
+    if (record.error !== undefined)
+        return undefined;
+    if (agent?.failure?.kind === 'usage_limit' && !agent.killedBy)
+        return undefined;
+    return {
+        progressed: record.progressed,
+        failureFingerprint: record.failureFingerprint,
+        agentFailed: agent !== undefined && !agent.success,
+        deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/tally.ts
+/** Summing every iteration after each one grew with the loop: the tally adds each once. */
+class TokenTally {
+    tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    agentRan = false;
+    constructor(earlier = []) {
+        for (const record of earlier)
+            this.add(record);
+    }
+    add(record) {
+        const usage = record.agent?.usage;
+        if (!usage)
+            return;
+        this.agentRan = true;
+        this.tokens.input += usage.input;
+        this.tokens.output += usage.output;
+        this.tokens.cache_read += usage.cache_read;
+        this.tokens.cache_write += usage.cache_write;
+    }
+}
+function updateCost(status, meter, tally) {
+    status.cost.totalUsd = meter.spentUsd();
+    status.cost.source = tally.agentRan ? meter.source() : 'unknown';
+    status.cost.tokens = { ...tally.tokens };
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/iterate.ts
+// Step: iterate — iterations until a stop reason: each one run, recorded, told to the breaker, and the stop
+// decided after it.
+
+
+
+
+
+
+
+/** An iteration still running after this long is named in status.json (`inFlight`). */
+const IN_FLIGHT_STATUS_DELAY_MS = 200;
+async function iterate(run, memory, resumed, tally) {
+    const { env, status, record, config, ports, proxied } = run;
+    const { guard, clock, meter } = env;
+    const breaker = runBreaker(config, resumed.iterations);
+    // The iterations themselves are the record's (a file): the loop keeps the last one.
+    let last = resumed.iterations.at(-1);
+    for (let iteration = resumed.iterations.length + 1;; iteration++) {
+        const before = decideStop(undefined, run.budgets(iteration - 1, last));
+        if (before)
+            return before;
+        status.inFlight = iteration;
+        // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
+        const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS);
+        run.emit({
+            type: 'iteration_started',
+            iteration,
+            ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {})
+        });
+        const outcome = await runIteration(run.env, memory, iteration).finally(cancelInFlight);
+        memory = { ...outcome.memory, history: recentHistory(outcome.memory.history, outcome.record) };
+        const trip = guard.trip;
+        if (outcome.interrupted && trip)
+            run.noteEnforcement(trip);
+        last = outcome.record;
+        tally.add(outcome.record);
+        if (outcome.record.verification)
+            status.verification = outcome.record.verification;
+        run.warnRefused();
+        delete status.inFlight;
+        updateCost(status, meter, tally);
+        const agent = outcome.record.agent;
+        const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined;
+        const limitWait = limit ? usageLimitWait(limit, clock.now(), run.deadline) : undefined;
+        // Behind the proxy the cap fails closed: what it cannot read is charged its worst case, and said.
+        for (const line of proxied?.warnings() ?? [])
+            run.warn(line);
+        if (!proxied && agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
+            status.cost.enforced = false;
+            run.warn(`the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
+                `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply; to enforce it, ${costFix(agent.preset)}`);
+        }
+        record.appendIteration(outcome.record);
+        record.writeStatus(status);
+        run.emit({ type: 'iteration_finished', record: outcome.record });
+        // An iteration lost to a usage limit says nothing about the agent or the work: the breaker skips it.
+        const end = {
+            iteration,
+            record: outcome.record,
+            success: outcome.success,
+            interrupted: outcome.interrupted,
+            ...(outcome.crash !== undefined ? { crash: outcome.crash } : {}),
+            ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
+            limitWaited: limitWait !== undefined && 'waitMs' in limitWait
+        };
+        const signals = limitWait || outcome.success ? undefined : breakerSignals(outcome.record);
+        const tripped = signals ? breaker.record(signals) : undefined;
+        const stop = decideStop(end, run.budgets(iteration, last), tripped);
+        if (outcome.crash !== undefined)
+            status.error = outcome.crash;
+        if (stop?.reason === 'circuit_open' && tripped)
+            status.breaker = tripped;
+        if (stop)
+            return stop;
+        if (limitWait && 'waitMs' in limitWait) {
+            run.warn(limitWait.detail);
+            run.emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
+            await guard.sleep(limitWait.waitMs, ports.finishSignal);
+        }
+        else if (config.delaySeconds > 0) {
+            run.emit({ type: 'waiting', seconds: config.delaySeconds });
+            await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/cost-meter.ts
+const RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
+/** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
+function priceUsage(report, price) {
+    const tokens = {
+        input: report?.input ?? 0,
+        output: report?.output ?? 0,
+        cache_read: report?.cache_read ?? 0,
+        cache_write: report?.cache_write ?? 0
+    };
+    if (report?.reportedUsd !== undefined)
+        return { ...tokens, cost_usd: report.reportedUsd, cost_source: 'reported' };
+    const estimate = report && price ? price(report) : undefined;
+    if (estimate !== undefined)
+        return { ...tokens, cost_usd: estimate, cost_source: 'estimated' };
+    return { ...tokens, cost_usd: 0, cost_source: 'unknown' };
+}
+/** The meter the engine uses unless a port supplies one. `price` is the agents' price table (optional). */
+function createCostMeter(price) {
+    let spent = 0;
+    let running;
+    let lastReport;
+    let worst;
+    const listeners = new Set();
+    const changed = () => listeners.forEach(listener => listener());
+    return {
+        spentUsd: () => spent,
+        runningUsd: () => running?.cost_usd ?? 0,
+        source: () => worst ?? 'unknown',
+        beginRun() {
+            running = priceUsage(undefined, price);
+            lastReport = undefined;
+        },
+        observe(usage) {
+            lastReport = usage;
+            running = priceUsage(usage, price);
+            changed();
+        },
+        endRun(final) {
+            const usage = priceUsage(final ?? lastReport, price);
+            spent += usage.cost_usd;
+            worst = worst === undefined || RANK[usage.cost_source] > RANK[worst] ? usage.cost_source : worst;
+            running = undefined;
+            lastReport = undefined;
+            changed();
+            return usage;
+        },
+        onChange(listener) {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/proxy/meter.ts
+// The loop's cost meter when the model proxy is on: a run costs what its requests cost at the wire, as the proxy
+// reports each one (update); what the agent's own output says is kept beside it (agent_said).
+
+
+const meter_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
+const sumTokens = (requests) => {
+    const total = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    for (const r of requests) {
+        total.input += r.usage.input;
+        total.output += r.usage.output;
+        total.cache_read += r.usage.cache_read;
+        total.cache_write += r.usage.cache_write;
+    }
+    return total;
+};
+/**
+ * The loop's meter when the proxy is on: a run costs what its requests cost at the wire. What the agent's
+ * own output says is kept beside it, so the record shows both and their difference.
+ */
+class MeteredCostMeter {
+    spent = 0;
+    /** Requests outside a run (the agent's leftovers after it ended), by seq: each counted once, at its latest. */
+    outside = new Map();
+    refusal;
+    worst;
+    run;
+    agentSaid;
+    listeners = new Set();
+    spentUsd = () => this.spent + [...this.outside.values()].reduce((sum, usd) => sum + usd, 0);
+    budgetRefusal = () => this.refusal;
+    runningUsd = () => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
+    source = () => this.worst ?? 'unknown';
+    beginRun() {
+        this.run = new Map();
+        this.agentSaid = undefined;
+    }
+    observe(usage) {
+        this.agentSaid = usage;
+    }
+    /** A request of the run in flight changed (the proxy calls this as usage streams by). */
+    update(request) {
+        if (request.refused === 'budget')
+            this.refusal ??= `the model proxy refused a request: ${request.error ?? 'its worst case does not fit in the budget'}`;
+        // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.
+        if (!this.run)
+            this.outside.set(request.seq, request.costUsd ?? 0);
+        else
+            this.run.set(request.seq, { ...request, usage: { ...request.usage } });
+        this.listeners.forEach(listener => listener());
+    }
+    endRun(final) {
+        const requests = [...(this.run?.values() ?? [])].sort((a, b) => a.seq - b.seq);
+        const tokens = sumTokens(requests);
+        const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
+        // A request with tokens but no price, or an answer the proxy could not read, makes the run's cost unknown.
+        const unpriced = requests.some(r => r.unread === true ||
+            r.impossibleUsage !== undefined ||
+            (r.costUsd === undefined && r.usage.input + r.usage.output > 0));
+        const source = unpriced ? 'unknown' : 'metered';
+        const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable);
+        const usage = {
+            input: tokens.input,
+            output: tokens.output,
+            cache_read: tokens.cache_read,
+            cache_write: tokens.cache_write,
+            cost_usd: cost,
+            cost_source: source,
+            requests: requests.map(r => ({
+                seq: r.seq,
+                path: r.path,
+                status: r.status,
+                ...(r.usage.model ? { model: r.usage.model } : {}),
+                input: r.usage.input,
+                output: r.usage.output,
+                cache_read: r.usage.cache_read,
+                cache_write: r.usage.cache_write,
+                ...(r.usage.cache_write_1h ? { cache_write_1h: r.usage.cache_write_1h } : {}),
+                ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
+                ...(r.cut ? { cut: true } : {}),
+                ...(r.unread ? { unread: true } : {}),
+                ...(r.worstCase ? { worst_case: true } : {}),
+                ...(r.impossibleUsage ? { impossible_usage: r.impossibleUsage } : {}),
+                ...(r.refused ? { refused: r.refused } : {}),
+                ...(r.error ? { error: r.error } : {})
+            }))
+        };
+        if (agentSaid.cost_source !== 'unknown')
+            usage.agent_said = { cost_usd: agentSaid.cost_usd, cost_source: agentSaid.cost_source };
+        this.spent += cost;
+        this.worst = this.worst === undefined || meter_RANK[source] > meter_RANK[this.worst] ? source : this.worst;
+        this.run = undefined;
+        this.agentSaid = undefined;
+        this.listeners.forEach(listener => listener());
+        return usage;
+    }
+    onChange(listener) {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/proxy/pricing.ts
+// The proxy's prices, failing closed: the price table for a listed model, and for any other (or none named) the
+// highest rates the table has for its vendor, so a dollar cap never switches off. Each unpriced model is said once.
+
+/** Whose prices an unlisted model of each CLI is charged at, when its name does not say (the CLI's default upstream). */
+const CLI_VENDOR = {
+    claude: 'Anthropic',
+    codex: 'OpenAI',
+    gemini: 'Google',
+    opencode: 'OpenAI',
+    qwen: 'Alibaba'
+};
+/** Unpriced models named in warnings; past these, one line says more were seen. */
+const MOST_UNPRICED_NAMED = 5;
+/**
+ * The price table, failing closed: a model it does not list (or no model named) is charged at the highest rates
+ * the table has for its vendor, so the cap never switches off. Each such model is said once.
+ */
+class FailClosedPricing {
+    fallback;
+    unpriced = new Map();
+    more = false;
+    constructor(fallback) {
+        this.fallback = fallback;
+    }
+    price(usage) {
+        const listed = lookupPrice(usage.model);
+        if (listed)
+            return costAt(listed, usage);
+        const vendor = vendorOfModel(usage.model) ?? this.fallback;
+        // The model's name is the agent's text (or the upstream's): kept only in the characters of model ids.
+        const name = usage.model === undefined || usage.model === ''
+            ? 'a request that names no model'
+            : /^[A-Za-z0-9._:/@[\]-]{1,100}$/.test(usage.model)
+                ? usage.model
+                : 'a model named with other characters';
+        if (!this.unpriced.has(name)) {
+            if (this.unpriced.size < MOST_UNPRICED_NAMED)
+                this.unpriced.set(name, vendor);
+            else
+                this.more = true;
+        }
+        return costAt(topPriceOf(vendor), usage);
+    }
+    warnings() {
+        const lines = [...this.unpriced].map(([name, vendor]) => {
+            const top = topPriceOf(vendor);
+            return `${name} has no price in the table: it is charged at the highest ${vendor} price the table has ($${top.input} in, $${top.output} out a million tokens), so the budget still holds`;
+        });
+        if (this.more)
+            lines.push(`more models have no price in the table: each is charged at its vendor's highest price`);
+        return lines;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/proxy/agent.ts
+// Putting an agent CLI behind the model proxy: the real key and upstream from the job's environment, the
+// CLI pointed at the proxy with a placeholder key (src/agents/endpoints.ts knows each CLI's setting), every
+// model key removed from the agent's environment, and a cost meter that counts what crossed the wire (meter.ts,
+// priced by pricing.ts).
+
+
+
+
+
+
+
+/** Every variable that holds a model API key: none of them reaches an agent behind the proxy. */
+const MODEL_KEY_VARIABLES = [
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_AUTH_TOKEN',
+    'CLAUDE_CODE_OAUTH_TOKEN',
+    'OPENAI_API_KEY',
+    'CODEX_API_KEY',
+    'AZURE_OPENAI_API_KEY',
+    'GEMINI_API_KEY',
+    'GOOGLE_API_KEY',
+    'GOOGLE_GENERATIVE_AI_API_KEY',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'DASHSCOPE_API_KEY',
+    'OPENROUTER_API_KEY'
+];
+/**
+ * A process runner whose programs get no model key: behind the proxy the ralph's commands and checks run
+ * code the agent wrote (a test file, a package script), so they must not hold the key either. They share the
+ * agent's egress rules, so they get its way out too: `proxyEnv`, the proxy variables allowed-hosts sets.
+ */
+function withoutModelKeys(run, placeholderKey, proxyEnv = {}) {
+    return options => {
+        const env = { ...(options.env ?? process.env), ...proxyEnv };
+        // The agent's own placeholder stays: it opens the proxy and nothing else.
+        for (const name of MODEL_KEY_VARIABLES)
+            if (env[name] !== placeholderKey)
+                delete env[name];
+        return run({ ...options, env });
+    };
+}
+/** Where each CLI's real key is read from in the job's environment, first found wins. */
+const KEY_SOURCES = {
+    claude: ['ANTHROPIC_API_KEY'],
+    codex: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+    gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    opencode: ['OPENAI_API_KEY'],
+    qwen: ['OPENAI_API_KEY', 'DASHSCOPE_API_KEY']
+};
+/** The vendor's own API, when neither the workflow nor the job's environment names another upstream. */
+const DEFAULT_UPSTREAM = {
+    claude: 'https://api.anthropic.com',
+    codex: 'https://api.openai.com',
+    gemini: 'https://generativelanguage.googleapis.com',
+    opencode: 'https://api.openai.com',
+    qwen: 'https://dashscope.aliyuncs.com/compatible-mode'
+};
+const AGENT_NETWORKS = ['model-only', 'allow-list', 'open'];
+/** The model proxy could not be set up: one line that says why and what to do. */
+class ModelProxyError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ModelProxyError';
+    }
+}
+/** The base URL of an OpenAI-style variable without its trailing /v1 (the CLI's paths carry it). */
+const withoutV1 = (url) => url.replace(/\/+$/, '').replace(/\/v1$/, '');
+function upstreamOf(cli, env, settings) {
+    if (settings.upstream)
+        return settings.upstream.replace(/\/+$/, '');
+    // codex, opencode and qwen speak OpenAI's API: the job's OPENAI_BASE_URL (a gateway) is their upstream.
+    const fromEnv = cli === 'claude'
+        ? env.ANTHROPIC_BASE_URL
+        : cli === 'gemini'
+            ? env.GOOGLE_GEMINI_BASE_URL
+            : env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL);
+    return (fromEnv || DEFAULT_UPSTREAM[cli]).replace(/\/+$/, '');
+}
+/** The model a config-file CLI (codex, opencode) must be told; the others keep their own choice. */
+function modelOf(cli, argv, env) {
+    if (cli === 'codex')
+        return codexModel(argv, env);
+    if (cli !== 'opencode')
+        return undefined;
+    const flag = argv.findIndex(a => a === '-m' || a === '--model');
+    const named = flag >= 0 ? argv[flag + 1] : argv.find(a => a.startsWith('--model='))?.slice(8);
+    let model = named;
+    if (!model && env.OPENCODE_CONFIG && (0,external_node_fs_.existsSync)(env.OPENCODE_CONFIG)) {
+        try {
+            const config = JSON.parse((0,external_node_fs_.readFileSync)(env.OPENCODE_CONFIG, 'utf8'));
+            if (typeof config.model === 'string')
+                model = config.model;
+        }
+        catch {
+            // an unreadable config names no model
+        }
+    }
+    return model?.split('/').pop();
+}
+function proxiedAgent(argv, env) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        return { problem: 'unknown_agent' };
+    const keyName = KEY_SOURCES[cli].find(name => env[name]);
+    if (keyName === undefined)
+        return { problem: 'no_key', cli };
+    const model = modelOf(cli, argv, env);
+    if (cli === 'opencode' && !model)
+        return { problem: 'no_model', cli };
+    return { cli, keyName, model };
+}
+/**
+ * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
+ * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
+ */
+function autoModelProxy(argv, env) {
+    const agent = proxiedAgent(argv, env);
+    if (!('problem' in agent))
+        return { on: true };
+    if (agent.problem === 'unknown_agent')
+        return { on: false };
+    const unmetered = `${agent.cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
+    return agent.problem === 'no_key'
+        ? { on: false, why: `No ${KEY_SOURCES[agent.cli].join(' or ')} in the job's environment: ${unmetered}.` }
+        : {
+            on: false,
+            why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
+        };
+}
+/** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
+function modelProxyProblem(argv, env) {
+    const agent = proxiedAgent(argv, env);
+    return 'problem' in agent ? problemLine(agent, argv) : undefined;
+}
+function problemLine(agent, argv) {
+    switch (agent.problem) {
+        case 'unknown_agent':
+            return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
+        case 'no_key':
+            return `The model proxy holds the key for ${agent.cli}, but the job's environment has no ${KEY_SOURCES[agent.cli].join(' or ')}: set it from a secret.`;
+        case 'no_model':
+            return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
+    }
+}
+/**
+ * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
+ * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
+ */
+async function startAgentProxy(argv, env, settings, 
+/** The cap compares the chain's total spend (what earlier jobs spent, and this meter) to max-cost. */
+budget = {}) {
+    const agent = proxiedAgent(argv, env);
+    if ('problem' in agent)
+        throw new ModelProxyError(problemLine(agent, argv));
+    const { cli, keyName, model } = agent;
+    let ca;
+    if (settings.caFile) {
+        try {
+            ca = (0,external_node_fs_.readFileSync)(settings.caFile, 'utf8');
+        }
+        catch (error) {
+            throw new ModelProxyError(`The model proxy's CA file ${settings.caFile} cannot be read (${error.code ?? String(error)}): check the path.`);
+        }
+    }
+    const upstream = upstreamOf(cli, env, settings);
+    const wire = AGENT_WIRE[cli];
+    const meter = new MeteredCostMeter();
+    const pricing = new FailClosedPricing(CLI_VENDOR[cli]);
+    const { maxCostUsd, chainSpentUsd = 0 } = budget;
+    const spent = () => chainSpentUsd + meter.spentUsd() + meter.runningUsd();
+    const proxy = await startModelProxy({
+        wire,
+        upstream,
+        apiKey: env[keyName] ?? '',
+        ...(ca ? { ca } : {}),
+        price: usage => pricing.price(usage),
+        onRequest: request => meter.update(request),
+        overBudget: () => maxCostUsd !== undefined && spent() >= maxCostUsd,
+        budgetLeft: () => (maxCostUsd === undefined ? undefined : maxCostUsd - spent()),
+        allowedHosts: settings.allowedHosts ?? []
+    });
+    // The agent's files hold only the placeholder key: readable by the agent's own user.
+    const dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-model-proxy-'));
+    (0,external_node_fs_.chmodSync)(dir, 0o755);
+    const setup = endpointSetup(cli, { url: proxy.url, apiKey: proxy.placeholderKey, model }, dir);
+    for (const [file, content] of Object.entries(setup.files)) {
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(file), { recursive: true, mode: 0o755 });
+        (0,external_node_fs_.writeFileSync)(file, content, { mode: 0o644 });
+        // An agent of its own uid writes beside its settings (codex's sessions/, gemini's tmp/), as in /tmp:
+        // sticky, so it adds its own entries and never replaces ours.
+        if (settings.agentUid !== undefined)
+            (0,external_node_fs_.chmodSync)(external_node_path_default().dirname(file), 0o1777);
+    }
+    // gemini reads its settings from $GEMINI_CLI_HOME/.gemini (else HOME's, which an isolated agent gets fresh).
+    // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
+    const proxyEnv = {};
+    if ((settings.allowedHosts ?? []).length > 0) {
+        for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'])
+            proxyEnv[name] = proxy.url;
+        proxyEnv.NO_PROXY = proxyEnv.no_proxy = '127.0.0.1,localhost';
+    }
+    const set = {
+        ...setup.env,
+        ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}),
+        ...proxyEnv
+    };
+    return {
+        proxy,
+        cli,
+        wire,
+        upstream,
+        agentEnv: { set, remove: MODEL_KEY_VARIABLES.filter(name => !(name in set)) },
+        proxyEnv,
+        meter,
+        warnings: () => [
+            ...proxy.refusedRequests
+                .slice(0, REQUESTS_WARNED)
+                .map((name, i) => `the model proxy refused the agent ${name}: ${proxy.refusedWhy[i] ?? ''}`),
+            ...(proxy.refusedRequests.length > REQUESTS_WARNED
+                ? [
+                    `the model proxy refused the agent more requests its meter cannot price, named in status.json (modelProxy.refusedRequests)`
+                ]
+                : []),
+            ...pricing.warnings(),
+            ...(proxy.requests.some(r => r.worstCase && r.impossibleUsage === undefined)
+                ? [
+                    'the model proxy could not read what an answer the upstream may have billed cost (compressed, not JSON, usage missing or without its input or output count, or an answer that did not end: cut, dropped or left by the agent): it was charged its pre-authorised worst case, so the budget still holds'
+                ]
+                : []),
+            ...(proxy.requests.some(r => r.impossibleUsage !== undefined)
+                ? [
+                    `the model upstream reported usage that cannot be true (${proxy.requests.find(r => r.impossibleUsage)?.impossibleUsage ?? ''}): a fault of the upstream's, so the request was charged its pre-authorised worst case and the run's cost is unknown`
+                ]
+                : [])
+        ],
+        close: async () => {
+            await proxy.close();
+            try {
+                (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+            }
+            catch {
+                // What an agent of its own uid wrote there is not ours to remove (the job's user behind sudo).
+            }
+        }
+    };
+}
+/** Refused requests named one warning each; the rest are in status.json. */
+const REQUESTS_WARNED = 10;
+/** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */
+function modelProxySettings(given) {
+    const { upstream, caFile, allowedHosts, network } = given;
+    const named = [
+        upstream !== undefined && 'model-upstream',
+        caFile !== undefined && 'model-ca',
+        allowedHosts.length > 0 && 'allowed-hosts',
+        network !== undefined && 'agent-network'
+    ].find(Boolean);
+    // A wrong value is named first: turning the proxy on would not mend it.
+    if (upstream !== undefined && !/^https?:\/\/[^/\s]+/.test(upstream))
+        throw new ModelProxyError(`The setting 'model-upstream' must be an http(s) URL, got ${JSON.stringify(upstream)}.`);
+    if (network !== undefined && !AGENT_NETWORKS.includes(network))
+        throw new ModelProxyError(`The setting 'agent-network' must be one of ${AGENT_NETWORKS.join(', ')}, got ${JSON.stringify(network)}.`);
+    if (!given.on) {
+        if (named)
+            throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`);
+        return undefined;
+    }
+    const chosen = (network ?? (allowedHosts.length > 0 ? 'allow-list' : 'model-only'));
+    if (chosen !== 'allow-list' && allowedHosts.length > 0)
+        throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`);
+    return {
+        network: chosen,
+        // A proxy setting given asks for the proxy: auto then means on, and fails where it cannot be.
+        ...(given.on === 'auto' && !named ? { auto: true } : {}),
+        ...(upstream !== undefined ? { upstream } : {}),
+        ...(caFile !== undefined ? { caFile } : {}),
+        ...(allowedHosts.length > 0 ? { allowedHosts } : {})
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/meter.ts
+// Step: meter — the model proxy (when on), the cost meter starting at the chain's spend, and the guard that
+// enforces time and dollars. Every cap compares the chain's total spend to max-cost.
+
+
+
+
+
+/** Throws RalphError when the proxy cannot run the agent (nothing has run then). */
+async function startMeter(config, ports, resumed, { clock, startedAt, emit }) {
+    // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
+    let proxied;
+    if (config.modelProxy) {
+        try {
+            proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
+                maxCostUsd: config.maxCostUsd,
+                chainSpentUsd: resumed.spent.usd
+            });
+        }
+        catch (error) {
+            if (error instanceof ModelProxyError)
+                throw new RalphError(error.message);
+            throw error;
+        }
+        const agentEnv = config.agentEnv ?? {};
+        config = {
+            ...config,
+            agentEnv: {
+                ...agentEnv,
+                set: { ...agentEnv.set, ...proxied.agentEnv.set },
+                remove: [...(agentEnv.remove ?? []), ...(proxied.agentEnv.remove ?? [])]
+            }
+        };
+    }
+    const meter = fromChainSpend(proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable), resumed.spent);
+    const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined;
+    const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd });
+    const maxUsd = config.maxCostUsd;
+    const stopWatchingCost = meter.onChange(() => emit({
+        type: 'cost_update',
+        spentUsd: meter.spentUsd(),
+        runningUsd: meter.runningUsd(),
+        source: meter.source(),
+        ...(maxUsd !== undefined ? { maxUsd } : {})
+    }));
+    return {
+        config,
+        ...(proxied ? { proxied } : {}),
+        meter,
+        guard,
+        ...(deadline !== undefined ? { deadline } : {}),
+        stop: () => {
+            guard.dispose();
+            stopWatchingCost();
+        }
+    };
+}
+const SOURCE_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
+/** The meter starting at the chain's spend: the guard's cap and the totals count the whole chain. */
+function fromChainSpend(meter, spent) {
+    const { usd, source } = spent;
+    if (usd <= 0 && source === undefined)
+        return meter;
+    return {
+        spentUsd: () => usd + meter.spentUsd(),
+        runningUsd: () => meter.runningUsd(),
+        source: () => weaker(source, meter.source()),
+        beginRun: () => meter.beginRun(),
+        observe: usage => meter.observe(usage),
+        endRun: final => meter.endRun(final),
+        onChange: listener => meter.onChange(listener),
+        ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {})
+    };
+}
+function weaker(earlier, own) {
+    return earlier !== undefined && SOURCE_RANK[earlier] > SOURCE_RANK[own] ? earlier : own;
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/open.ts
+// Step: open — the agent's preset, the work tree, and the ralph's files pinned before anything else starts.
+
+
+
+/** Throws RalphError for settings that cannot work, or a ralph file that leads out of the work tree. */
+async function openRun(config, ports, startedAt) {
+    const preset = agentPresetFor(config);
+    const opened = await openWorkTree(config, ports, startedAt);
+    try {
+        return { ...opened, preset, ralphFiles: pinRalphFiles(opened.ralph, opened.workTree) };
+    }
+    catch (error) {
+        await disposeQuietly(opened.workspace);
+        throw error;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
@@ -55287,23 +55999,14 @@ function gateEvidence(status) {
     return sentence ? `${lines.join('\n')}\n\n${sentence}` : lines.join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/loop/record.ts
-// The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
-// progress.md (for people), status.json (the whole typed status, replaced atomically), and
-// logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
-// Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
-// write at a time, later ones coalesced; the last one is awaited before the record is finished. While the
-// loop runs, the iterations wait in a file beside it, not in memory: a long loop's memory does not grow.
+;// CONCATENATED MODULE: ./src/loop/progress.ts
+// progress.md's text, for people: the header, each section (setup, baseline, iteration) as the loop goes,
+// and the outcome put on top when the run is finished.
 
 
 
 
-
-
-
-const PROGRESS_FILE = 'progress.md';
-const STATUS_FILE = 'status.json';
-const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
+const progress_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 const dollars = (usd) => `$${usd.toFixed(4)}`;
 const indent = (text, by) => text
     .split('\n')
@@ -55316,9 +56019,9 @@ function checkLine(check) {
             ? ', timed out'
             : check.killedBy
                 ? `, stopped (${check.killedBy})`
-                : `, ${ended(check)}`;
+                : `, ${exitWords(check)}`;
     const tests = check.tests ? `, ${check.tests.run} test${check.tests.run === 1 ? '' : 's'}` : '';
-    const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${record_seconds(check.durationMs)}${how}${tests})`;
+    const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${progress_seconds(check.durationMs)}${how}${tests})`;
     const tail = check.tail.trimEnd();
     if (check.passed) {
         const last = tail.split('\n').at(-1)?.trim();
@@ -55329,7 +56032,7 @@ function checkLine(check) {
 /** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
 function checkLines(checks, wallMs) {
     const passing = checks.filter(c => c.passed).length;
-    const took = wallMs !== undefined ? ` (gates ${record_seconds(wallMs)})` : '';
+    const took = wallMs !== undefined ? ` (gates ${progress_seconds(wallMs)})` : '';
     return [`- Checks: ${passing}/${checks.length} passing${took}`, '', ...checks.map(checkLine)];
 }
 /** The baseline in a few words: `every check passes`, `2 of 3 checks failing` or `stopped`. */
@@ -55345,7 +56048,7 @@ function baselineSection(baseline) {
     const lines = [
         `## Baseline (iteration 0): ${baselineVerdict(baseline)}`,
         '',
-        `- Started ${baseline.startedAt} · ${record_seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
+        `- Started ${baseline.startedAt} · ${progress_seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
         ...checkLines(baseline.checks, baseline.checksMs)
     ];
     return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
@@ -55366,10 +56069,10 @@ function setupSection(runs) {
 function verificationLines(verification) {
     const short = verification.commit.slice(0, 12);
     const head = verification.verdict === 'passed'
-        ? `- Verified on a clean checkout of ${short}: every gate passed (${record_seconds(verification.durationMs)})`
+        ? `- Verified on a clean checkout of ${short}: every gate passed (${progress_seconds(verification.durationMs)})`
         : verification.verdict === 'interrupted'
             ? `- Clean checkout of ${short}: stopped`
-            : `- Clean checkout of ${short}: FAILED, so the iteration does not count as passing (${record_seconds(verification.durationMs)})`;
+            : `- Clean checkout of ${short}: FAILED, so the iteration does not count as passing (${progress_seconds(verification.durationMs)})`;
     const reverts = verification.protectedReverts?.length
         ? [
             `- Protected paths put back from the base there: ${verification.protectedReverts.map(showPath).join(', ')}`
@@ -55387,18 +56090,18 @@ function progressSection(record) {
     const agent = record.agent;
     const spent = iterationCost(record);
     const cost = agent ? ` · cost ${spent}${spent === 'unknown' ? '' : ` (${agent.usage.cost_source})`}` : '';
-    lines.push(`- Started ${record.startedAt} · ${record_seconds(record.durationMs)}${cost}`);
+    lines.push(`- Started ${record.startedAt} · ${progress_seconds(record.durationMs)}${cost}`);
     if (record.commands.length > 0)
         lines.push(`- Commands: ${record.commands
-            .map(c => `\`${c.name}\` ${c.timedOut ? 'timed out' : ended(c)} (${record_seconds(c.durationMs)})`)
+            .map(c => `\`${c.name}\` ${c.timedOut ? 'timed out' : exitWords(c)} (${progress_seconds(c.durationMs)})`)
             .join(', ')}`);
     if (agent) {
         const end = agent.killedBy
             ? `stopped (${agent.killedBy})`
             : agent.timedOut
                 ? 'timed out'
-                : `${ended(agent)}${agent.isError ? ', reported an error' : ''}`;
-        lines.push(`- Agent (${agent.preset}): ${end} in ${record_seconds(agent.durationMs)}`);
+                : `${exitWords(agent)}${agent.isError ? ', reported an error' : ''}`;
+        lines.push(`- Agent (${agent.preset}): ${end} in ${progress_seconds(agent.durationMs)}`);
         const failure = agent.failure;
         if (failure)
             lines.push(`- Agent failure (${failure.kind.replace(/_/g, ' ')}): ${failure.message}${failure.resetsAt ? ` (lifts at ${failure.resetsAt})` : ''}`);
@@ -55449,7 +56152,7 @@ function progressSection(record) {
     return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
 }
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-function record_header(status) {
+function progress_header(status) {
     const budgets = status.budgets;
     const limits = [
         budgets.maxIterations !== undefined
@@ -55484,7 +56187,7 @@ function outcome(result) {
         '',
         `${result.stopDetail}`,
         '',
-        `- Iterations: ${result.iterations.length} · duration ${record_seconds(result.durationMs)}`,
+        `- Iterations: ${result.iterations.length} · duration ${progress_seconds(result.durationMs)}`,
         `- Cost: ${formatCost(result)}${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
     ];
     const enforced = result.enforcement;
@@ -55492,13 +56195,27 @@ function outcome(result) {
         lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
     const jobs = result.chain?.jobs ?? [];
     if (jobs.length > 0)
-        lines.push(`- Jobs: ${jobs.length}, this one last: ${jobs.map((job, i) => `${i + 1}. run ${job.run.id} (${plural(job.iterations, 'iteration')}, ${dollars(job.costUsd)}, ${record_seconds(job.durationMs)}, ${job.stopReason})`).join('; ')}`);
+        lines.push(`- Jobs: ${jobs.length}, this one last: ${jobs.map((job, i) => `${i + 1}. run ${job.run.id} (${plural(job.iterations, 'iteration')}, ${dollars(job.costUsd)}, ${progress_seconds(job.durationMs)}, ${job.stopReason})`).join('; ')}`);
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
     if (result.iterations.length > 0 || result.baseline)
         lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result), '', '## Gates', '', gateEvidence(result));
     return `${lines.join('\n')}\n\n`;
 }
+
+;// CONCATENATED MODULE: ./src/loop/record.ts
+// The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
+// progress.md (for people), status.json (the whole typed status, replaced atomically), and
+// logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
+// Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
+// write at a time, later ones coalesced; the last one is awaited before the record is finished. While the
+// loop runs, the iterations wait in a file beside it, not in memory: a long loop's memory does not grow.
+
+
+
+
+const PROGRESS_FILE = 'progress.md';
+const STATUS_FILE = 'status.json';
 /** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
 const ITERATIONS_SLOT = '"iterations":[]';
 /** The iterations' file beside status.json while the loop runs (`.tmp`: never uploaded; removed at the end). */
@@ -55614,7 +56331,7 @@ class RunRecord {
         for (const iteration of status.iterations)
             record.spool?.append(iteration);
         const progress = external_node_path_default().join(dir, PROGRESS_FILE);
-        (0,external_node_fs_.writeFileSync)(progress, record_header(status));
+        (0,external_node_fs_.writeFileSync)(progress, progress_header(status));
         if (earlier) {
             const logs = external_node_path_default().join(earlier.dir, 'logs');
             if ((0,external_node_fs_.existsSync)(logs))
@@ -55775,7 +56492,7 @@ class RunRecord {
         const temp = `${file}.${process.pid}.tmp`;
         const out = (0,external_node_fs_.openSync)(temp, 'w');
         try {
-            const head = record_header(result) + outcome(result);
+            const head = progress_header(result) + outcome(result);
             (0,external_node_fs_.writeSync)(out, head);
             // Where the sections start, for a later job of a chain to copy them without the outcome before them.
             result.progressSectionsAt = Buffer.byteLength(head);
@@ -55804,6 +56521,7 @@ function firstSection(file) {
         fd = (0,external_node_fs_.openSync)(file, 'r');
     }
     catch {
+        // No progress.md: no sections to copy, and the caller copies none.
         return undefined;
     }
     try {
@@ -55839,93 +56557,6 @@ function copyFrom(file, offset, out) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/setup.ts
-// What the loop settles before anything runs: the settings checked, the agent's preset, and the work tree
-// (a git worktree when asked, with the project root and the ralph's folder mapped into it).
-
-
-
-
-
-
-/** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
-function realish(p) {
-    const abs = external_node_path_default().resolve(p);
-    if ((0,external_node_fs_.existsSync)(abs))
-        return (0,external_node_fs_.realpathSync)(abs);
-    const parent = external_node_path_default().dirname(abs);
-    return parent === abs ? abs : external_node_path_default().join(realish(parent), external_node_path_default().basename(abs));
-}
-function setup_isInside(child, parent) {
-    const rel = external_node_path_default().relative(realish(parent), realish(child));
-    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
-}
-/** Throws RalphError for settings that cannot work, before anything runs or is written. */
-function checkConfig(config, workspace, isRepo) {
-    if (setup_isInside(config.recordDir, workspace.root) || setup_isInside(config.recordDir, config.projectRoot))
-        throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
-            'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
-    if ((config.commit || config.worktree) && !isRepo)
-        throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
-    if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
-        throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
-    const problem = gateSettingsProblem(config);
-    if (problem)
-        throw new RalphError(problem);
-}
-/** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
-function agentPresetFor(config) {
-    // The reference runtime has no dollar budget: with one, the agent's cost must be readable.
-    const flags = config.maxCostUsd !== undefined ? 'all' : (config.presetFlags ?? 'all');
-    try {
-        return presetFor(config.ralph.agentArgv, { presets: config.presets, flags, cost: config.agentCost });
-    }
-    catch (error) {
-        throw new RalphError(error.message);
-    }
-}
-/** What to warn before iteration 1 when the dollar budget may not hold (the agent's cost cannot be known). */
-function costWarningBefore(config, preset, proxied) {
-    if (config.maxCostUsd === undefined)
-        return undefined;
-    const model = modelNamed(preset.name, config.ralph.agentArgv, { ...process.env, ...config.agentEnv?.set });
-    return costWarning(costReading({ preset, model, proxied, cost: config.agentCost }), config.maxCostUsd);
-}
-/**
- * Opens the work tree, after checking the settings (throws RalphError for settings that cannot work, or a
- * worktree that cannot be created). The caller disposes of the answered workspace.
- */
-async function openWorkTree(config, ports, startedAt) {
-    const limit = { maxFileBytes: config.maxFileBytes };
-    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot, limit));
-    const isRepo = await workspace.isRepo();
-    checkConfig(config, workspace, isRepo);
-    if (!config.worktree)
-        return { workspace, isRepo, workTree: config.projectRoot, ralph: config.ralph };
-    const repoRoot = workspace.root;
-    const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt);
-    const worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch((error) => {
-        throw new RalphError(`The worktree for this run could not be created: ${error.message}`);
-    });
-    await workspace.dispose();
-    workspace = await GitWorkspace.open(worktree.dir, limit);
-    // The project root and the ralph's folder map to the same places inside the worktree (so `./` scripts
-    // act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
-    const inWorktree = (dir) => {
-        if (!setup_isInside(dir, repoRoot))
-            return undefined;
-        const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
-        return (0,external_node_fs_.existsSync)(mapped) ? mapped : undefined;
-    };
-    return {
-        workspace,
-        isRepo: true,
-        workTree: inWorktree(config.projectRoot) ?? worktree.dir,
-        ralph: { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir },
-        worktree
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/loop/status.ts
 /** A running status with no iterations, no cost and no warnings yet. */
 function startingStatus(start = {}) {
@@ -55954,32 +56585,363 @@ function startingStatus(start = {}) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/loop/usage-limit.ts
-// A usage limit the agent hit: whether the loop can wait for it to lift, and for how long.
-/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
-const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
-/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
-const USAGE_LIMIT_MARGIN_MS = 2000;
-/** Whether the loop can wait for a usage limit to lift, and for how long; or why it cannot. */
-function usageLimitWait(failure, now, deadline) {
-    const said = failure.message;
-    if (failure.resetsAt === undefined)
-        return { stop: `the agent hit a usage limit and did not say when it lifts (${said})` };
-    const resetsAt = Date.parse(failure.resetsAt);
-    const waitMs = Math.max(0, resetsAt - now) + USAGE_LIMIT_MARGIN_MS;
-    if (deadline !== undefined && now + waitMs >= deadline)
-        return {
-            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${new Date(deadline).toISOString()}): ${said}`
+;// CONCATENATED MODULE: ./src/loop/steps/record.ts
+// Step: record — the starting status (the chain's iterations, baseline and cost in it when the loop resumes
+// one) and the record folder that holds it.
+
+
+
+
+/** Throws RalphError when the record folder cannot be written (nothing has run then). */
+function openRecord(config, opened, { proxied }, resumed, startedAt) {
+    const status = startingStatus({
+        ralph: { name: config.ralph.name, file: config.ralph.file, dir: config.ralph.dir },
+        projectRoot: config.projectRoot,
+        workTree: opened.workTree,
+        recordDir: config.recordDir,
+        startedAt: iso(startedAt),
+        budgets: {
+            ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {}),
+            ...(config.maxTimeSeconds !== undefined ? { maxTimeSeconds: config.maxTimeSeconds } : {}),
+            ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
+            ...(config.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: config.agentTimeoutSeconds } : {})
+        }
+    });
+    if (opened.worktree)
+        status.worktree = opened.worktree;
+    if (resumed.chain && resumed.cost) {
+        status.iterations = [...resumed.iterations];
+        if (resumed.baseline)
+            status.baseline = resumed.baseline;
+        status.chain = { jobs: resumed.chain.jobs };
+        const { maxUsd: _earlierCap, ...cost } = resumed.cost;
+        status.cost = { ...cost, ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {}) };
+        if (!resumed.cost.enforced)
+            status.cost.enforced = false;
+    }
+    if (proxied)
+        status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
+    try {
+        return { status, record: RunRecord.create(config.recordDir, status, resumed.chain?.record) };
+    }
+    catch (error) {
+        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/result.ts
+
+
+/** The stop reasons that mean the loop reached its goal. */
+const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
+async function finishRun(run, stop, { resumed, tally, startedAt }) {
+    const { status, record, env } = run;
+    const finishedAt = env.clock.now();
+    const final = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' };
+    const result = {
+        ...status,
+        iterations: record.iterations(),
+        state: 'finished',
+        stopReason: final.reason,
+        stopDetail: final.detail,
+        finishedAt: iso(finishedAt),
+        durationMs: Math.round(finishedAt - startedAt),
+        success: SUCCESS.includes(final.reason)
+    };
+    delete result.inFlight;
+    updateCost(result, env.meter, tally);
+    if (resumed.chain) {
+        const own = {
+            run: resumed.chain.run,
+            iterations: result.iterations.length - resumed.iterations.length,
+            costUsd: Math.max(0, result.cost.totalUsd - resumed.spent.usd),
+            durationMs: result.durationMs,
+            stopReason: result.stopReason
         };
-    if (deadline === undefined && waitMs > MAX_USAGE_LIMIT_WAIT_MS)
-        return {
-            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, more than 6 hours away (set a longer --max-time to wait for it): ${said}`
-        };
-    return { waitMs, detail: `the agent hit a usage limit; waiting until it lifts at ${failure.resetsAt}` };
+        result.chain = { jobs: [...resumed.chain.jobs, own] };
+    }
+    await record.finish(result);
+    run.emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/resume.ts
+/** Reads what a chain hands this job, once; every later step takes the answer. */
+function fromStart(start) {
+    if (!start)
+        return { iterations: [], spent: { usd: 0 } };
+    const { status } = start;
+    const last = status.iterations.at(-1);
+    const previousChecks = status.baseline
+        ? (last?.checks ?? status.baseline.checks)
+        : status.iterations.length > 0
+            ? (last?.checks ?? [])
+            : undefined;
+    return {
+        iterations: status.iterations,
+        spent: { usd: status.cost.totalUsd, source: status.cost.source },
+        ...(status.baseline ? { baseline: status.baseline } : {}),
+        ...(previousChecks ? { previousChecks } : {}),
+        start: status.start,
+        cost: status.cost,
+        chain: {
+            jobs: start.jobs,
+            run: start.run,
+            ...(start.recordDir !== undefined
+                ? {
+                    record: {
+                        dir: start.recordDir,
+                        jobs: start.jobs,
+                        run: start.run,
+                        sectionsAt: status.progressSectionsAt
+                    }
+                }
+                : {}),
+            setupLogs: `job-${String(start.jobs.length + 1).padStart(3, '0')}`
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/run.ts
+// What every step of a running loop shares: its environment, its status (status.json's document) and record,
+// and the few acts each may take on them (warn, note an enforcement, read the budgets).
+
+
+
+
+
+/** The run's shared state, once its work tree, meter and record are open. */
+function loopRun(ports, opened, metered, { status, record }, { clock, emit }) {
+    const { config, guard, meter, proxied } = metered;
+    let phase;
+    // What was running when the guard fired: what its enforcement killed.
+    let killedPhase;
+    guard.signal.addEventListener('abort', () => (killedPhase = phase), { once: true });
+    const verify = verifyModeOf(config, opened.isRepo);
+    if (verify)
+        status.verify = verify;
+    const spawn = ports.runProcess ?? runProcess;
+    const env = {
+        config,
+        ralph: opened.ralph,
+        workTree: opened.workTree,
+        workspace: opened.workspace,
+        ralphFiles: opened.ralphFiles,
+        isRepo: opened.isRepo,
+        preset: opened.preset,
+        guard,
+        meter,
+        record,
+        clock,
+        emit,
+        runProcess: proxied ? withoutModelKeys(spawn, proxied.proxy.placeholderKey, proxied.proxyEnv) : spawn,
+        ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
+        ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
+        killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
+        onPhase: now => (phase = now),
+        ...(verify ? { verify } : {}),
+        ...(ports.verify ? { verifyPorts: ports.verify } : {})
+    };
+    const gated = config.checks.length > 0;
+    const run = {
+        config,
+        ports,
+        env,
+        status,
+        record,
+        gated,
+        ...(proxied ? { proxied } : {}),
+        ...(metered.deadline !== undefined ? { deadline: metered.deadline } : {}),
+        emit,
+        warn(message) {
+            if (status.warnings.includes(message))
+                return;
+            status.warnings.push(message);
+            emit({ type: 'warning', message });
+        },
+        warnRefused() {
+            for (const line of opened.workspace.refused?.() ?? []) {
+                if (status.notDelivered?.includes(line))
+                    continue;
+                (status.notDelivered ??= []).push(line);
+                run.warn(line);
+            }
+        },
+        noteEnforcement(trip) {
+            status.enforcement = {
+                cause: trip.cause,
+                crossedAt: iso(trip.at),
+                latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
+            };
+            if (killedPhase)
+                status.enforcement.killed = killedPhase;
+        },
+        budgets: (ran, last) => ({
+            maxIterations: config.maxIterations,
+            maxCostUsd: config.maxCostUsd,
+            ran,
+            last,
+            trip: guard.trip,
+            timeSpent: guard.timeSpent(),
+            costSpent: guard.costSpent(),
+            finishAsked: ports.finishSignal?.aborted === true,
+            gated,
+            stopOnError: config.stopOnError
+        })
+    };
+    return run;
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/runners.ts
+
+async function recogniseRunners(run, memory) {
+    const { env, status, config } = run;
+    if (!run.gated)
+        return memory;
+    const packageJson = await startPackageJson(env.workspace, env.workTree, status.start.commit);
+    const testRunners = recogniseGates(config.checks.map(check => check.run), packageJson);
+    const uncounted = config.checks.flatMap((check, i) => {
+        const found = testRunners[i];
+        return found.runner === undefined ? [{ check: check.name, why: found.why }] : [];
+    });
+    if (uncounted.length > 0)
+        status.uncounted = uncounted;
+    return { ...memory, testRunners };
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/setup.ts
+// Step: setup — what a fresh clone needs before its gates can pass (npm ci), run in the work tree before the
+// baseline, as it is in the clean checkout.
+
+
+/** A stop when a setup command failed before any agent ran. */
+async function setupStep(run, resumed) {
+    const { env, status, record, config } = run;
+    if ((config.setup ?? []).length === 0)
+        return undefined;
+    // A resumed loop's checkout is fresh: setup runs again, its logs beside the earlier job's.
+    const setupDir = resumed.chain ? record.logsDir(resumed.chain.setupLogs) : record.iterationDir(0);
+    const setup = await runSetup(env, env.workTree, setupDir);
+    status.setup = setup.runs;
+    record.appendSetup(setup.runs);
+    record.writeStatus(status);
+    run.emit({ type: 'setup_finished', setup: setup.runs });
+    const failed = setup.runs.find(r => !r.passed);
+    if (setup.interrupted) {
+        if (env.guard.trip)
+            run.noteEnforcement(env.guard.trip);
+        return undefined;
+    }
+    if (!failed)
+        return undefined;
+    status.error = `the setup command ${failed.run} failed`;
+    return {
+        reason: 'agent_error',
+        detail: `the setup command \`${failed.run}\` failed (${failed.timedOut ? 'timed out' : exitWords(failed)}) before any agent ran: its output is in ${failed.log}`
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/start.ts
+
+async function recordStart(run, memory, resumed) {
+    const { env, status, config } = run;
+    if (!env.isRepo)
+        return memory;
+    const head = await env.workspace.headSha();
+    const tree = await env.workspace.treeHash();
+    // A resumed loop starts where the chain started: the change, the protected paths and the clean checkout's
+    // base are the chain's, and its progress is measured from the tree it was handed.
+    const commit = resumed.start ? resumed.start.commit : head;
+    status.start.tree = resumed.start?.tree ?? tree;
+    if (commit !== undefined)
+        status.start.commit = commit;
+    run.warnRefused();
+    const next = {
+        ...memory,
+        startTree: status.start.tree,
+        previousTree: tree,
+        ...(commit !== undefined ? { startCommit: commit } : {})
+    };
+    if (config.protect && commit !== undefined) {
+        const protection = await protectionOf(config, env.workTree, commit);
+        if (protection) {
+            run.env = { ...env, protection };
+            status.protected = {
+                setting: config.protect,
+                rules: protection.rules,
+                paths: protection.paths.size,
+                ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
+            };
+        }
+    }
+    run.record.writeStatus(status);
+    return next;
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/verification.ts
+
+
+async function cleanVerification(run, memory, { commit, base }) {
+    const { env, status } = run;
+    const { verification, failures } = await verifyCommit(env, 1, commit, base, env.verifyPorts, memory);
+    status.verification = verification;
+    run.record.writeStatus(status);
+    const short = commit.slice(0, 12);
+    if (verification.verdict === 'passed')
+        return { reason: 'all_checks_passed', detail: `every gate passed on a clean checkout of ${short}` };
+    if (verification.verdict === 'interrupted')
+        return (decideStop(undefined, run.budgets(0, undefined)) ?? {
+            reason: 'cancelled',
+            detail: `the clean checkout of ${short} was interrupted`
+        });
+    return {
+        reason: 'verify_failed',
+        detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed${missingSetupHint(verification)}`
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/protected-at-start.ts
+// What the put-back of protected paths would undo before the agent has done anything: a person's own work (a
+// vendored folder not yet committed, an edit of a test not yet committed). The loop refuses to start on such a
+// tree rather than leave those files alone: they sit where what judges the agent lives, so left alone the agent
+// could rewrite them and the gates would trust them, and git holds no copy to put them back from. Committed (or
+// moved out), they are the start commit's, protected like the rest. A fresh checkout (CI) never has any.
+
+/** Paths named in the refusal; the rest are counted. */
+const MOST_NAMED = 5;
+/**
+ * Why the loop may not start on this tree (one line naming the paths and the fix), or undefined when the tree
+ * is, where paths are protected, the start commit's.
+ */
+async function protectedWorkBeforeTheLoop(protection) {
+    const found = await findChanges(protection);
+    if (found.length === 0)
+        return undefined;
+    const more = found.length > MOST_NAMED ? `, and ${found.length - MOST_NAMED} more` : '';
+    return `the work tree already differs from the start commit where paths are protected, and the put-back before each gate run would undo it (a new file deleted, an edit reverted): ${revertsLine(found.slice(0, MOST_NAMED))}${more}. Nothing was changed: commit these files (or move them out of the protected paths) and start again, or set protected (protected-paths) to none.`;
+}
+
+;// CONCATENATED MODULE: ./src/loop/steps/work-before.ts
+// Step: a person's work under protected paths — a tree that already differs from the start commit there (a
+// vendored folder or an edit not yet committed) stops the loop before setup and any agent (protected-at-start.ts
+// says why). Only where the put-back will run (a gated loop) and on the tree a person handed it, not a chain's.
+
+async function workBeforeTheLoop(run, resumed) {
+    const { protection } = run.env;
+    if (!protection || !run.gated || resumed.chain)
+        return undefined;
+    const refusal = await protectedWorkBeforeTheLoop(protection);
+    if (!refusal)
+        return undefined;
+    run.status.error = refusal;
+    run.record.writeStatus(run.status);
+    return { reason: 'agent_error', detail: refusal };
 }
 
 ;// CONCATENATED MODULE: ./src/loop/run-loop.ts
-// runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
+// runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes;
+// verifyDelivered: the same run opened and closed around one clean verification, no agent. Each step is a
+// function of its own file (steps/).
 
 
 
@@ -56001,35 +56963,33 @@ function usageLimitWait(failure, now, deadline) {
 
 
 
-
-/** An iteration still running after this long is named in status.json (`inFlight`). */
-const IN_FLIGHT_STATUS_DELAY_MS = 200;
-/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
-const REFUSALS_WARNED = 10;
-const run_loop_iso = (ms) => new Date(ms).toISOString();
-/** The stop reasons that mean the loop reached its goal. */
-const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /**
- * One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for
- * UDP. A host allowed-hosts already names was refused because the agent went there directly, not through the
- * proxy: adding it again would not help. Plain HTTP is never forwarded.
- */
-function refusalWarning(network, target, allowedHosts) {
-    if (target.startsWith('http://'))
-        return `agent-network ${network} refused the agent a plain-HTTP request to ${target} through the proxy: it forwards HTTPS (CONNECT) to allowed-hosts, never plain HTTP`;
-    if (target.startsWith('udp '))
-        return `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`;
-    const host = HOST_PORT.exec(target)?.[1];
-    return host !== undefined && hostAllowed(host, allowedHosts)
-        ? `agent-network ${network} refused the agent a direct connection to ${target}: ${host} is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`
-        : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`;
-}
-/**
- * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
+ * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`). `start`:
+ * where the chain stands when this job resumes it (its iterations, cost, breaker and baseline count here).
  * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
  * wrong once the loop has started ends it with a stop reason and a finished record.
  */
-async function runLoop(config, ports = {}) {
+async function runLoop(config, ports = {}, start) {
+    const resumed = fromStart(start);
+    return inRun(config, ports, resumed, async (run, memory, tally) => {
+        const refused = await workBeforeTheLoop(run, resumed);
+        if (refused)
+            return refused;
+        const setupStop = await setupStep(run, resumed);
+        const baseline = await baselineStep(run, memory, resumed, setupStop !== undefined);
+        return setupStop ?? baseline.stop ?? (await iterate(run, baseline.memory, resumed, tally));
+    });
+}
+/**
+ * The deliver job's own verdict on what an agent's job delivers: no agent runs; once the start is recorded,
+ * the gates run on a clean checkout of `commit` alone (setup first), its protected paths put back from
+ * `base`, and the run stops all_checks_passed or verify_failed.
+ */
+async function verifyDelivered(config, ports, delivered) {
+    return inRun(config, ports, fromStart(undefined), (run, memory) => cleanVerification(run, memory, delivered));
+}
+/** Opens the run (work tree, meter, record, egress, start, runners), runs `body`, closes it, answers the result. */
+async function inRun(config, ports, resumed, body) {
     const clock = ports.clock ?? systemClock;
     const emit = (event) => {
         try {
@@ -56042,540 +57002,52 @@ async function runLoop(config, ports = {}) {
     const startedAt = clock.now();
     // Each iteration forks programs: a heap that grew with the loop made its RSS, and every fork, grow too.
     keepHeapSmall();
-    // A loop that goes on from an earlier job: what it did counts here (iterations, dollars, the breaker).
-    const carry = config.carry;
-    const carried = carry?.status;
-    const carriedUsd = carried?.cost.totalUsd ?? 0;
-    const preset = agentPresetFor(config);
-    const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt);
-    // Pinned before anything else starts: a ralph file that leads out of the work tree ends the run here.
-    let ralphFiles;
+    const opened = await openRun(config, ports, startedAt);
+    let metered;
     try {
-        ralphFiles = pinRalphFiles(ralph, workTree);
+        metered = await startMeter(config, ports, resumed, { clock, startedAt, emit });
     }
     catch (error) {
-        await workspace.dispose().catch(() => undefined);
+        await disposeQuietly(opened.workspace);
         throw error;
     }
-    // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
-    let proxied;
-    if (config.modelProxy) {
-        try {
-            proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
-                // The proxy's own cap is what the chain has left.
-                maxCostUsd: config.maxCostUsd === undefined ? undefined : Math.max(0, config.maxCostUsd - carriedUsd)
-            });
-        }
-        catch (error) {
-            await workspace.dispose().catch(() => undefined);
-            if (error instanceof ModelProxyError)
-                throw new RalphError(error.message);
-            throw error;
-        }
-        const agentEnv = config.agentEnv ?? {};
-        config = {
-            ...config,
-            agentEnv: {
-                ...agentEnv,
-                set: { ...agentEnv.set, ...proxied.agentEnv.set },
-                remove: [...(agentEnv.remove ?? []), ...(proxied.agentEnv.remove ?? [])]
-            }
-        };
-    }
-    const meter = withCarriedCost(proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable), carriedUsd, carried?.cost.source);
-    const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined;
-    const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd });
-    const stopWatchingCost = meter.onChange(() => emit({
-        type: 'cost_update',
-        spentUsd: meter.spentUsd(),
-        runningUsd: meter.runningUsd(),
-        source: meter.source(),
-        ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
-    }));
-    const status = startingStatus({
-        ralph: { name: config.ralph.name, file: config.ralph.file, dir: config.ralph.dir },
-        projectRoot: config.projectRoot,
-        workTree,
-        recordDir: config.recordDir,
-        startedAt: run_loop_iso(startedAt),
-        budgets: {
-            ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {}),
-            ...(config.maxTimeSeconds !== undefined ? { maxTimeSeconds: config.maxTimeSeconds } : {}),
-            ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
-            ...(config.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: config.agentTimeoutSeconds } : {})
-        }
-    });
-    if (worktree)
-        status.worktree = worktree;
-    if (carry && carried) {
-        status.iterations = [...carried.iterations];
-        if (carried.baseline)
-            status.baseline = carried.baseline;
-        status.chain = { jobs: carry.jobs };
-        const { maxUsd: _earlierCap, ...cost } = carried.cost;
-        status.cost = { ...cost, ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {}) };
-        if (!carried.cost.enforced)
-            status.cost.enforced = false;
-    }
-    if (proxied)
-        status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
-    const tally = new TokenTally(carried?.iterations);
-    let record;
+    let run;
     try {
-        record = RunRecord.create(config.recordDir, status, carry?.recordDir !== undefined
-            ? {
-                dir: carry.recordDir,
-                jobs: carry.jobs,
-                run: carry.run,
-                sectionsAt: carry.status.progressSectionsAt
-            }
-            : undefined);
+        run = loopRun(ports, opened, metered, openRecord(metered.config, opened, metered, resumed, startedAt), {
+            clock,
+            emit
+        });
     }
     catch (error) {
-        guard.dispose();
-        stopWatchingCost();
-        await proxied?.close();
-        await workspace.dispose().catch(() => undefined);
-        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`);
+        metered.stop();
+        await metered.proxied?.close();
+        await disposeQuietly(opened.workspace);
+        throw error;
     }
-    const warn = (message) => {
-        if (status.warnings.includes(message))
-            return;
-        status.warnings.push(message);
-        emit({ type: 'warning', message });
-    };
-    // What the work tree held that is never delivered (a nested repository, .gitmodules, a large file): once each.
-    const warnRefused = () => {
-        for (const line of workspace.refused?.() ?? []) {
-            if (status.notDelivered?.includes(line))
-                continue;
-            (status.notDelivered ??= []).push(line);
-            warn(line);
-        }
-    };
-    // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
-    let egress;
-    let refusals;
-    const network = config.modelProxy?.network ?? 'model-only';
-    if (proxied && network !== 'open') {
-        const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {};
-        const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege);
-        if (why === undefined && uid !== undefined) {
-            try {
-                // The agent's other TCP and UDP (v4, v6) is named (from conntrack) as it is refused.
-                refusals = await startRefusalListener(proxied.proxy, egressPrefix(privilege));
-                egress = await restrictEgress({
-                    uid,
-                    proxyPort: proxied.proxy.port,
-                    refusalPort: refusals.port,
-                    prefix: egressPrefix(privilege)
-                });
-                if (egress.ipv6Unnamed)
-                    warn(`the agent's IPv6 connections are refused but not named (this kernel has no IPv6 nat: ${egress.ipv6Unnamed})`);
-            }
-            catch (error) {
-                warn(`egress is not enforced: the rules could not be set (${error.message})`);
-            }
-        }
-        else
-            warn(`egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`);
-    }
-    const gated = config.checks.length > 0;
-    const verify = verifyMode(config, isRepo);
-    if (verify)
-        status.verify = verify;
-    let phase;
-    let env = {
-        config,
-        ralph,
-        workTree,
-        workspace,
-        ralphFiles,
-        isRepo,
-        preset,
-        guard,
-        meter,
-        record,
-        clock,
-        emit,
-        runProcess: proxied
-            ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey, proxied.proxyEnv)
-            : (ports.runProcess ?? runProcess),
-        ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
-        ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
-        killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
-        onPhase: now => (phase = now),
-        ...(verify ? { verify } : {}),
-        ...(ports.verify ? { verifyPorts: ports.verify } : {})
-    };
-    let memory = { history: recentHistory(carried?.iterations ?? []), trackTree: gated };
-    // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
-    // permissions (a loop whose agent may not use its tools can only burn money).
-    const breaker = new StagnationBreaker(gated
-        ? config.breaker
-        : {
-            noProgress: 0,
-            sameFailure: 0,
-            agentFailures: 0,
-            ...(config.breaker.permissionDenials !== undefined
-                ? { permissionDenials: config.breaker.permissionDenials }
-                : {})
-        });
-    // The breaker's counts carry over: the earlier iterations are told to it again, as the loop told them.
-    for (const earlier of carried?.iterations ?? []) {
-        const signals = breakerSignals(earlier);
-        if (signals)
-            breaker.record(signals);
-    }
-    if (!isRepo && gated)
-        warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
-    const costUnknown = costWarningBefore(config, preset, proxied !== undefined);
+    const egress = await limitEgress(run.config, metered, message => run.warn(message));
+    if (!opened.isRepo && run.gated)
+        run.warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
+    const costUnknown = costWarningBefore(run.config, opened.preset, metered.proxied !== undefined);
     if (costUnknown)
-        warn(costUnknown);
+        run.warn(costUnknown);
+    const tally = new TokenTally(resumed.iterations);
+    let memory = { history: recentHistory(resumed.iterations), trackTree: run.gated };
+    emit({ type: 'loop_started', status: run.status });
     let stop;
-    // The iterations themselves are the record's (a file): the loop keeps the last one.
-    let last = carried?.iterations.at(-1);
-    /** Where the budgets stand now, after `ran` iterations. */
-    const budgets = (ran) => ({
-        maxIterations: config.maxIterations,
-        maxCostUsd: config.maxCostUsd,
-        ran,
-        last,
-        trip: guard.trip,
-        timeSpent: guard.timeSpent(),
-        costSpent: guard.costSpent(),
-        finishAsked: ports.finishSignal?.aborted === true,
-        gated,
-        stopOnError: config.stopOnError
-    });
-    // What was running when the guard fired: what its enforcement killed.
-    let killedPhase;
-    guard.signal.addEventListener('abort', () => (killedPhase = phase), { once: true });
-    /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
-    const noteEnforcement = (trip) => {
-        status.enforcement = {
-            cause: trip.cause,
-            crossedAt: run_loop_iso(trip.at),
-            latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
-        };
-        if (killedPhase)
-            status.enforcement.killed = killedPhase;
-    };
-    emit({ type: 'loop_started', status });
     try {
-        if (isRepo) {
-            const head = await workspace.headSha();
-            const tree = await workspace.treeHash();
-            // A continued loop starts where the chain started: the change, the protected paths and the clean
-            // checkout's base are the chain's, and its progress is measured from the tree it was handed.
-            const commit = carried ? carried.start.commit : head;
-            status.start.tree = carried?.start.tree ?? tree;
-            if (commit !== undefined)
-                status.start.commit = commit;
-            warnRefused();
-            memory = {
-                ...memory,
-                startTree: status.start.tree,
-                previousTree: tree,
-                ...(commit !== undefined ? { startCommit: commit } : {})
-            };
-            if (config.protect && commit !== undefined) {
-                const protection = await protectionOf(config, workTree, commit);
-                if (protection) {
-                    env = { ...env, protection };
-                    status.protected = {
-                        setting: config.protect,
-                        rules: protection.rules,
-                        paths: protection.paths.size,
-                        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
-                    };
-                    // Only where the put-back will run (before gates), and on the tree a person handed it, not a chain's.
-                    const refusal = gated && !carried && !ports.verifyOnly ? await protectedWorkBeforeTheLoop(protection) : undefined;
-                    if (refusal) {
-                        status.error = refusal;
-                        stop = { reason: 'agent_error', detail: refusal };
-                    }
-                }
-            }
-            record.writeStatus(status);
-        }
-        if (gated) {
-            const packageJson = await startPackageJson(workspace, workTree, status.start.commit);
-            const testRunners = recogniseGates(config.checks.map(check => check.run), packageJson);
-            memory = { ...memory, testRunners };
-            const uncounted = config.checks.flatMap((check, i) => {
-                const found = testRunners[i];
-                return found.runner === undefined ? [{ check: check.name, why: found.why }] : [];
-            });
-            if (uncounted.length > 0)
-                status.uncounted = uncounted;
-        }
-        // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
-        if (!stop && (config.setup ?? []).length > 0 && !ports.verifyOnly) {
-            // A continued loop's checkout is fresh: setup runs again, its logs beside the earlier job's.
-            const setupDir = carry
-                ? record.logsDir(`job-${String(carry.jobs.length + 1).padStart(3, '0')}`)
-                : record.iterationDir(0);
-            const setup = await runSetup(env, workTree, setupDir);
-            status.setup = setup.runs;
-            record.appendSetup(setup.runs);
-            record.writeStatus(status);
-            emit({ type: 'setup_finished', setup: setup.runs });
-            const failed = setup.runs.find(run => !run.passed);
-            if (setup.interrupted) {
-                if (guard.trip)
-                    noteEnforcement(guard.trip);
-            }
-            else if (failed) {
-                status.error = `the setup command ${failed.run} failed`;
-                stop = {
-                    reason: 'agent_error',
-                    detail: `the setup command \`${failed.run}\` failed (${failed.timedOut ? 'timed out' : ended(failed)}) before any agent ran: its output is in ${failed.log}`
-                };
-            }
-        }
-        if (!stop && ports.verifyOnly)
-            stop = await verifyAlone(env, memory, status, ports.verifyOnly, () => budgets(0));
-        if (carried?.baseline) {
-            // The baseline is the chain's: not run again; the last gates the agent saw are the earlier job's.
-            const lastChecks = carried.iterations.at(-1)?.checks ?? carried.baseline.checks;
-            memory = { ...memory, baseline: carried.baseline, previousChecks: lastChecks };
-        }
-        else if (carried && carried.iterations.length > 0)
-            memory = { ...memory, previousChecks: carried.iterations.at(-1)?.checks ?? [] };
-        if (!stop && gated && config.baseline !== false && !carried) {
-            const gates = await runBaseline(env, memory);
-            const baseline = gates.baseline;
-            memory = gates.memory;
-            status.baseline = baseline;
-            record.appendBaseline(baseline);
-            record.writeStatus(status);
-            emit({ type: 'baseline_finished', baseline });
-            // Interrupted, the baseline's enforcement is noted here; the check before iteration 1 stops the loop.
-            if (baseline.verdict === 'interrupted' && guard.trip)
-                noteEnforcement(guard.trip);
-            else if (baseline.verdict === 'green' && config.skipIfGreen)
-                stop = {
-                    reason: 'already_green',
-                    detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
-                };
-        }
-        for (let iteration = (carried?.iterations.length ?? 0) + 1; !stop; iteration++) {
-            stop = decideStop(undefined, budgets(iteration - 1));
-            if (stop)
-                break;
-            status.inFlight = iteration;
-            // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
-            const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS);
-            emit({
-                type: 'iteration_started',
-                iteration,
-                ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {})
-            });
-            const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight);
-            memory = { ...outcome.memory, history: recentHistory(outcome.memory.history, outcome.record) };
-            const trip = guard.trip;
-            if (outcome.interrupted && trip)
-                noteEnforcement(trip);
-            last = outcome.record;
-            tally.add(outcome.record);
-            if (outcome.record.verification)
-                status.verification = outcome.record.verification;
-            warnRefused();
-            delete status.inFlight;
-            updateCost(status, meter, tally);
-            const agent = outcome.record.agent;
-            const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined;
-            const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined;
-            // Behind the proxy the cap fails closed: what it cannot read is charged its worst case, and said.
-            for (const line of proxied?.warnings() ?? [])
-                warn(line);
-            if (!proxied && agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
-                status.cost.enforced = false;
-                warn(`the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
-                    `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply; to enforce it, ${costFix(agent.preset)}`);
-            }
-            record.appendIteration(outcome.record);
-            record.writeStatus(status);
-            emit({ type: 'iteration_finished', record: outcome.record });
-            // An iteration lost to a usage limit says nothing about the agent or the work: the breaker skips it.
-            const end = {
-                iteration,
-                record: outcome.record,
-                success: outcome.success,
-                interrupted: outcome.interrupted,
-                ...(outcome.crash !== undefined ? { crash: outcome.crash } : {}),
-                ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
-                limitWaited: limitWait !== undefined && 'waitMs' in limitWait
-            };
-            const signals = limitWait || outcome.success ? undefined : breakerSignals(outcome.record);
-            const tripped = signals ? breaker.record(signals) : undefined;
-            stop = decideStop(end, budgets(iteration), tripped);
-            if (outcome.crash !== undefined)
-                status.error = outcome.crash;
-            if (stop?.reason === 'circuit_open' && tripped)
-                status.breaker = tripped;
-            if (stop)
-                break;
-            if (limitWait && 'waitMs' in limitWait) {
-                warn(limitWait.detail);
-                emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
-                await guard.sleep(limitWait.waitMs, ports.finishSignal);
-            }
-            else if (config.delaySeconds > 0) {
-                emit({ type: 'waiting', seconds: config.delaySeconds });
-                await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
-            }
-        }
+        memory = await recordStart(run, memory, resumed);
+        memory = await recogniseRunners(run, memory);
+        stop = await body(run, memory, tally);
     }
     catch (error) {
         // A bug or an environment failure (git broke, the disk is full): finish the record all the same.
-        status.error = error.message;
+        run.status.error = error.message;
         stop = { reason: 'agent_error', detail: `Run crashed: ${error.message}` };
     }
     finally {
-        guard.dispose();
-        stopWatchingCost();
-        await workspace.dispose().catch(() => undefined);
-        for (const problem of (await egress?.remove()) ?? [])
-            warn(`the egress rules were not all removed: ${problem}`);
-        await refusals?.close();
-        if (proxied) {
-            await proxied.close();
-            status.modelProxy = {
-                upstream: proxied.upstream,
-                requests: proxied.proxy.requests.length,
-                refused: [...proxied.proxy.refused],
-                ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {}),
-                ...(proxied.proxy.refusedRequests.length > 0
-                    ? { refusedRequests: [...proxied.proxy.refusedRequests] }
-                    : {})
-            };
-            for (const line of proxied.warnings())
-                warn(line);
-            for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
-                warn(refusalWarning(network, target, config.modelProxy?.allowedHosts ?? []));
-            const more = [
-                ...(proxied.proxy.refused.length > REFUSALS_WARNED
-                    ? [
-                        `${proxied.proxy.refused.length - REFUSALS_WARNED} more destination(s), named in status.json (modelProxy.refused)`
-                    ]
-                    : []),
-                ...(proxied.proxy.refusedUnnamed > 0
-                    ? [
-                        `${proxied.proxy.refusedUnnamed} connection(s) or datagram(s) counted only, not named (past the first ${MOST_REFUSALS_NAMED}, or more at once than the lookups kept up with) (modelProxy.refusedUnnamed)`
-                    ]
-                    : [])
-            ];
-            if (more.length > 0)
-                warn(`agent-network ${network} refused the agent ${more.join(' and ')}`);
-        }
+        await closeRun(run, metered, egress);
     }
-    const finishedAt = clock.now();
-    const final = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' };
-    const result = {
-        ...status,
-        iterations: record.iterations(),
-        state: 'finished',
-        stopReason: final.reason,
-        stopDetail: final.detail,
-        finishedAt: run_loop_iso(finishedAt),
-        durationMs: Math.round(finishedAt - startedAt),
-        success: SUCCESS.includes(final.reason)
-    };
-    delete result.inFlight;
-    updateCost(result, meter, tally);
-    if (carry) {
-        const own = {
-            run: carry.run,
-            iterations: result.iterations.length - (carried?.iterations.length ?? 0),
-            costUsd: Math.max(0, result.cost.totalUsd - carriedUsd),
-            durationMs: result.durationMs,
-            stopReason: result.stopReason
-        };
-        result.chain = { jobs: [...carry.jobs, own] };
-    }
-    await record.finish(result);
-    emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
-    return result;
-}
-/** `verifyOnly`: the gates on a clean checkout of the commit, and the stop that verdict makes. */
-async function verifyAlone(env, memory, status, { commit, base }, budgets) {
-    const { verification, failures } = await verifyCommit(env, 1, commit, base, env.verifyPorts, memory);
-    status.verification = verification;
-    env.record.writeStatus(status);
-    const short = commit.slice(0, 12);
-    if (verification.verdict === 'passed')
-        return { reason: 'all_checks_passed', detail: `every gate passed on a clean checkout of ${short}` };
-    if (verification.verdict === 'interrupted')
-        return (decideStop(undefined, budgets()) ?? {
-            reason: 'cancelled',
-            detail: `the clean checkout of ${short} was interrupted`
-        });
-    return {
-        reason: 'verify_failed',
-        detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed${missingSetupHint(verification)}`
-    };
-}
-/**
- * What an iteration tells the breaker; undefined for one it skips: a crash, or a usage limit (which says
- * nothing about the agent or the work). The loop and a continued loop's replay read records the same way.
- */
-function breakerSignals(record) {
-    const agent = record.agent;
-    if (record.error !== undefined)
-        return undefined;
-    if (agent?.failure?.kind === 'usage_limit' && !agent.killedBy)
-        return undefined;
-    return {
-        progressed: record.progressed,
-        failureFingerprint: record.failureFingerprint,
-        agentFailed: agent !== undefined && !agent.success,
-        deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
-    };
-}
-const SOURCE_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
-/** The meter with an earlier job's dollars already spent: the caps and the totals count the whole chain. */
-function withCarriedCost(meter, usd, source) {
-    if (usd <= 0 && source === undefined)
-        return meter;
-    return {
-        spentUsd: () => usd + meter.spentUsd(),
-        runningUsd: () => meter.runningUsd(),
-        source: () => {
-            const own = meter.source();
-            return source !== undefined && SOURCE_RANK[source] > SOURCE_RANK[own] ? source : own;
-        },
-        beginRun: () => meter.beginRun(),
-        observe: usage => meter.observe(usage),
-        endRun: final => meter.endRun(final),
-        onChange: listener => meter.onChange(listener),
-        ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {})
-    };
-}
-/** The iterations' tokens, added up as each finishes: summing them all after every iteration grew with the loop. */
-class TokenTally {
-    tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    agentRan = false;
-    constructor(earlier = []) {
-        for (const record of earlier)
-            this.add(record);
-    }
-    add(record) {
-        const usage = record.agent?.usage;
-        if (!usage)
-            return;
-        this.agentRan = true;
-        this.tokens.input += usage.input;
-        this.tokens.output += usage.output;
-        this.tokens.cache_read += usage.cache_read;
-        this.tokens.cache_write += usage.cache_write;
-    }
-}
-function updateCost(status, meter, tally) {
-    status.cost.totalUsd = meter.spentUsd();
-    status.cost.source = tally.agentRan ? meter.source() : 'unknown';
-    status.cost.tokens = { ...tally.tokens };
+    return finishRun(run, stop, { resumed, tally, startedAt });
 }
 
 ;// CONCATENATED MODULE: ./src/loop/stop-words.ts
@@ -56747,6 +57219,7 @@ function outputRoomOf(stream) {
 
 ;// CONCATENATED MODULE: ./src/loop/index.ts
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
+
 
 
 
@@ -60229,7 +60702,9 @@ function keepForPost(key, data) {
  * Runs the loop contained (see the top of this file). `isolated` is isolateLoop's answer. The ports are the
  * caller's signal and listener; runProcess and the workspace are the containment's.
  */
-async function runLoopContained(plan, workTree, isolated, ports) {
+async function runLoopContained(plan, workTree, isolated, ports, 
+/** The run: the loop (default), or the deliver job's clean verification. */
+run = runLoop) {
     // Every process of the loop carries a mark, so what it leaves running can be found afterwards (with
     // isolation none; the agent's uid is the boundary otherwise). Every environment built from ours has it.
     const mark = (0,external_node_crypto_.randomBytes)(12).toString('hex');
@@ -60266,7 +60741,7 @@ async function runLoopContained(plan, workTree, isolated, ports) {
                 env: hermeticGitEnvironment(),
                 maxFileBytes: config.maxFileBytes
             });
-            result = await withoutSecretVariables(() => runLoop(config, {
+            result = await withoutSecretVariables(() => run(config, {
                 ...ports,
                 workspace,
                 runProcess: options => spawn({ ...options, env: options.env ?? env }),
@@ -60601,7 +61076,7 @@ function actionLogger(config, out = stdoutWriter, options = {}) {
                 inGroup = true;
                 break;
             case 'command_finished':
-                info(`command ${event.command.name}: ${event.command.timedOut ? 'timed out' : ended(event.command)} (${overview_formatDuration(event.command.durationMs)})` +
+                info(`command ${event.command.name}: ${event.command.timedOut ? 'timed out' : exitWords(event.command)} (${overview_formatDuration(event.command.durationMs)})` +
                     (event.command.outputBytes > 0
                         ? `; its output (${size(event.command.outputBytes)}) is in ${record}: ${event.command.log}`
                         : ''));
@@ -60623,7 +61098,7 @@ function actionLogger(config, out = stdoutWriter, options = {}) {
             case 'agent_finished': {
                 endAgentText();
                 const a = event.agent;
-                const end = a.killedBy ? `stopped (${a.killedBy})` : a.timedOut ? 'timed out' : ended(a);
+                const end = a.killedBy ? `stopped (${a.killedBy})` : a.timedOut ? 'timed out' : exitWords(a);
                 info(`agent: ${end} after ${overview_formatDuration(a.durationMs)}`);
                 for (const note of a.notes)
                     info(`  ${note}`);
@@ -60631,7 +61106,7 @@ function actionLogger(config, out = stdoutWriter, options = {}) {
             }
             case 'check_finished': {
                 const c = event.check;
-                info(`${c.passed ? '✓' : '✗'} gate ${c.name} (${overview_formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, ${ended(c)}`})`);
+                info(`${c.passed ? '✓' : '✗'} gate ${c.name} (${overview_formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, ${exitWords(c)}`})`);
                 if (!c.passed && c.tail.trim()) {
                     const all = c.tail.trimEnd().split('\n');
                     const lines = all.slice(-FAILING_TAIL_LINES);
@@ -60721,10 +61196,7 @@ function annotateFailures(result, plan) {
  * from is an argument here, never a field written into the plan.
  */
 async function loop(prepared, signal, from = {}) {
-    const { workTree, isolated, tracking, clients } = prepared;
-    const plan = from.carry
-        ? { ...prepared.plan, config: { ...prepared.plan.config, carry: from.carry } }
-        : prepared.plan;
+    const { plan, workTree, isolated, tracking, clients } = prepared;
     const verifyOnly = from.verify;
     const follow = tracking?.follow();
     const logger = actionLogger(plan.config, undefined, {
@@ -60744,12 +61216,9 @@ async function loop(prepared, signal, from = {}) {
     }
     // The runner reads our stdout through a pipe: when it is behind, the agent waits instead of our memory.
     const outputRoom = outputRoomOf(process.stdout);
-    const { result, warnings } = await runLoopContained(plan, workTree, isolated, {
-        signal,
-        emit,
-        outputRoom,
-        ...(verifyOnly ? { verifyOnly } : {})
-    }).finally(logger.close);
+    const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit, outputRoom }, verifyOnly
+        ? (config, ports) => verifyDelivered(config, ports, verifyOnly)
+        : (config, ports) => runLoop(config, ports, from.carry)).finally(logger.close);
     for (const warning of warnings)
         core/* warning */.$e(warning);
     if (!result.success && result.stopReason !== 'cancelled')
