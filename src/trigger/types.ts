@@ -26,6 +26,12 @@ export interface TriggerSettings {
   allowedBots?: string[]
   /** The label that starts a loop on `issues: labeled` (and `<label>:<ralph>` names one). Default `ralph`. */
   label?: string
+  /** Review and CI rounds (fix-rounds.ts): the account the action comments with; else `reporter`'s. */
+  commenter?: () => Promise<TokenActor>
+  /** max-fix-rounds; default DEFAULT_MAX_FIX_ROUNDS. */
+  maxFixRounds?: number
+  /** ci-fix; default none. */
+  ciFix?: string[]
 }
 
 export interface PullRef {
