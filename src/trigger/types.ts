@@ -80,6 +80,8 @@ export interface Run {
   actor?: { login: string; role?: string }
   /** A round on the action's own pull request (a review, a CI failure): what to answer once it is done. */
   round?: FixRound
+  /** false: no tracking comment (a round's one comment on the pull request is its summary, answer-round.ts). */
+  tracking?: false
 }
 
 /** One line comment's thread of a review, as the round answers it. */
