@@ -322,7 +322,9 @@ test('a CI round whose agent edits the protected test to turn it green is refuse
   expect(agent.prompt()).toContain('AssertionError: expected 3, got -1')
   expect(p.remoteGit('rev-parse', BRANCH).trim()).toBe(tip)
   expect(run.outputs['pr-operation']).toBe('none')
-  const [summary] = p.api.state.comments.filter(c => c.body.includes('ralph-action:fix-round'))
+  const [summary] = p.api.state.comments.filter(
+    c => c.issueNumber === pull.number && c.body.includes('ralph-action:fix-round')
+  )
   expect(summary.body).toMatch(/Nothing was pushed onto this pull request's branch/)
   expect(p.api.state.reviewComments).toEqual([])
   expectClean(p)
