@@ -65,6 +65,22 @@ function failedRun(p: Project, head: string, tail: string) {
   return run
 }
 
+/** A review of pull request `number`, and the action's run on it. */
+async function onReview(
+  p: Project,
+  number: number,
+  fields: Parameters<Project['api']['state']['addReview']>[1],
+  inputs: Record<string, string> = {}
+) {
+  const review = p.api.state.addReview(number, fields)
+  const run = await runAction(p, e2e.stand(), {
+    inputs: { ralph: 'fix-tests', ...inputs },
+    eventName: 'pull_request_review',
+    event: p.api.events.pullRequestReview(review.id)
+  })
+  return { review, run }
+}
+
 const said = (run: ActionRun): string[] =>
   run.main.stdout.split('\n').filter(line => line.startsWith('Nothing to do:'))
 
@@ -73,7 +89,7 @@ test("a writer's review with two line comments: both in the prompt with file and
   const p = await project(projectFiles(agent.script))
   p.api.state.addUser('alice', { role: 'write' })
   const pull = actionsPull(p)
-  const review = p.api.state.addReview(pull.number, {
+  const { review, run } = await onReview(p, pull.number, {
     user: 'alice',
     state: 'CHANGES_REQUESTED',
     body: 'Two things before this merges.',
@@ -81,11 +97,6 @@ test("a writer's review with two line comments: both in the prompt with file and
       { path: 'calc.js', line: 2, body: 'This subtracts: make it add.' },
       { path: 'calc.test.js', startLine: 5, line: 7, body: 'Keep this test as it is.' }
     ]
-  })
-  const run = await runAction(p, e2e.stand(), {
-    inputs: { ralph: 'fix-tests' },
-    eventName: 'pull_request_review',
-    event: p.api.events.pullRequestReview(review.id)
   })
   expect(run.main.exitCode).toBe(0)
 
@@ -139,17 +150,17 @@ test("resolve-threads: true resolves the review's threads once the fix is pushed
   const p = await project(projectFiles(agent.script))
   p.api.state.addUser('alice', { role: 'write' })
   const pull = actionsPull(p)
-  const review = p.api.state.addReview(pull.number, {
-    user: 'alice',
-    state: 'COMMENTED',
-    body: '/ralph fix-tests',
-    comments: [{ path: 'calc.js', line: 2, body: 'Make it add.' }]
-  })
-  const run = await runAction(p, e2e.stand(), {
-    inputs: { ralph: 'fix-tests', 'resolve-threads': 'true' },
-    eventName: 'pull_request_review',
-    event: p.api.events.pullRequestReview(review.id)
-  })
+  const { run } = await onReview(
+    p,
+    pull.number,
+    {
+      user: 'alice',
+      state: 'COMMENTED',
+      body: '/ralph fix-tests',
+      comments: [{ path: 'calc.js', line: 2, body: 'Make it add.' }]
+    },
+    { 'resolve-threads': 'true' }
+  )
   expect(run.main.exitCode).toBe(0)
   expect(p.api.state.reviewThreads.map(t => t.resolved)).toEqual([true])
   expectClean(p)
@@ -182,15 +193,10 @@ test("a reader's review, a bot's, one on a stranger's pull request and one on a 
     [forks.number, 'alice', /comes from a fork/]
   ]
   for (const [number, user, why] of cases) {
-    const review = p.api.state.addReview(number, {
+    const { run } = await onReview(p, number, {
       user,
       state: 'CHANGES_REQUESTED',
       comments: [{ path: 'calc.js', line: 2, body: 'Make it add.' }]
-    })
-    const run = await runAction(p, e2e.stand(), {
-      inputs: { ralph: 'fix-tests' },
-      eventName: 'pull_request_review',
-      event: p.api.events.pullRequestReview(review.id)
     })
     expect(run.main.exitCode).toBe(0)
     expect(said(run)).toEqual([expect.stringMatching(why)])
