@@ -69,6 +69,11 @@ export const INPUT_GROUPS = [
     inputs: ['trigger-label', 'allowed-bots', 'max-open-prs', 'report-issue']
   },
   {
+    title: 'Reviews and failing CI',
+    intro: 'See [Answering reviews and failing CI](../answering-reviews.md).',
+    inputs: ['ci-fix', 'max-fix-rounds', 'resolve-threads']
+  },
+  {
     title: 'Modes: a dry run, two jobs, long loops, fan-out',
     intro:
       'See [Two jobs](../two-jobs.md), [Loops longer than one job](../long-loops.md) and ' +

@@ -52,8 +52,25 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     agentUser: 'ralph-agent',
     agentMaxProcesses: 4096,
     // The model proxy for a preset whose key the job holds (decided once the agent is known).
-    modelProxy: { network: 'model-only', auto: true }
+    modelProxy: { network: 'model-only', auto: true },
+    // No CI failure starts a round unless named; three rounds per pull request; threads left to the reviewer.
+    ciFix: [],
+    maxFixRounds: 3,
+    resolveThreads: false
   })
+})
+
+test('ci-fix names workflows by comma or line (a name may hold spaces); max-fix-rounds is at least 1', () => {
+  expect(
+    read({ ralph: 'r', 'ci-fix': 'CI tests, lint.yml\n.github/workflows/e2e.yml\nCI tests' }).ciFix
+  ).toEqual(['CI tests', 'lint.yml', '.github/workflows/e2e.yml'])
+  expect(read({ ralph: 'r', 'max-fix-rounds': '5', 'resolve-threads': 'true' })).toMatchObject({
+    maxFixRounds: 5,
+    resolveThreads: true
+  })
+  expect(problem({ ralph: 'r', 'max-fix-rounds': '0' })).toMatch(
+    /^Input 'max-fix-rounds' must be a whole number of at least 1/
+  )
 })
 
 test('continue-jobs is 1 (no chain) unless given, and at most 20', () => {

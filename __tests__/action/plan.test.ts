@@ -216,3 +216,73 @@ describe('a ralph not found where nothing is checked out names the missing actio
     ).toThrow(/^Input 'ralph' \(nope\): (?!.*actions\/checkout).*$/)
   })
 })
+
+describe("a review round's task: args review and review_file, after the ralph's body unless it places them", () => {
+  const round = {
+    kind: 'review' as const,
+    key: 'review-9',
+    number: 1,
+    max: 3,
+    pullNumber: 3,
+    reviewId: 9,
+    reviewer: 'alice',
+    reviewUrl: 'https://github.com/o/r/pull/3#pullrequestreview-9',
+    threads: []
+  }
+  const pr = { number: 3, headRef: 'ralph/issue-1', headSha: 'a'.repeat(40), sameRepo: true as const }
+  const review = run('pull_request_review', {
+    pr,
+    round,
+    task: 'calc.js, line 2: make it add.',
+    taskSource: 'review 9'
+  })
+
+  test('a ralph that does not place it: the review follows the body, fenced as data', () => {
+    const p = plan({ ralph: 'r' }, review)
+    expect(p.config.userArgs.review).toMatch(
+      /<<<TASK [0-9a-f]+>>>\ncalc\.js, line 2: make it add\.\n<<<END TASK/
+    )
+    expect(p.config.userArgs.review_file).toMatch(/task\.md$/)
+    expect(p.config.userArgs.task).toBeUndefined()
+    expect(p.config.promptAppendix).toBe(`\n\n${p.config.userArgs.review}`)
+  })
+
+  test('a ralph that places {{ args.review }} gets it there, and nothing appended', () => {
+    const given = { ralph: 'r' }
+    const p = plan(given, review)
+    writeFileSync(p.ralph.file, '---\nagent: cat\n---\nAnswer the review.\n{{ args.review }}\n')
+    const placed = makePlan(
+      readInputs(inputEnv(given)),
+      p.context,
+      {
+        ...process.env,
+        GITHUB_WORKSPACE: p.workspace,
+        RUNNER_TEMP: path.dirname(path.dirname(p.config.userArgs.review_file))
+      },
+      review
+    )
+    expect(placed.config.promptAppendix).toBeUndefined()
+    expect(placed.config.userArgs.review).toContain('make it add')
+  })
+
+  test('a ralph-less run places the review after its prompt', () => {
+    const p = plan({ prompt: 'Answer the review.', agent: 'cat', checks: 'true' }, review)
+    expect(p.config.promptText).toBe('Answer the review.\n\n{{ args.review }}')
+  })
+
+  test('a CI round and a comment keep the task under args.task', () => {
+    const ci = {
+      ...round,
+      kind: 'ci' as const,
+      runId: 1,
+      runUrl: 'u',
+      workflow: 'CI',
+      conclusion: 'failure',
+      headSha: 'a'.repeat(40),
+      failedJobs: []
+    }
+    const p = plan({ ralph: 'r' }, run('workflow_run', { pr, round: ci, task: 'the log' }))
+    expect(p.config.userArgs.task).toContain('the log')
+    expect(p.config.userArgs.review).toBeUndefined()
+  })
+})

@@ -2,6 +2,7 @@
 // webhook schema): a review submitted on a pull request, and a workflow run that completed.
 import { admitEvent } from '../../src/trigger/admission.js'
 import { parseTriggerEvent } from '../../src/trigger/event.js'
+import type { TokenActor } from '../../src/github/own-work.js'
 import { checkEventPayload } from '../support/github-api/index.js'
 import { world, type World } from './world.js'
 
@@ -102,28 +103,41 @@ test('a payload without what the kind needs is unsupported; a pull_request event
   })
 })
 
-test('until the action takes them, both events are refused by name, as before', async () => {
+test('admitEvent hands both events to their own rules, before the bot rule that skips a bot-sent event', async () => {
   const pull = w.api.state.addPull({ title: 'PR', head: 'feature' })
   const review = w.api.state.addReview(pull.number, { user: 'alice', state: 'CHANGES_REQUESTED' })
-  expect(await w.plan('pull_request_review', w.api.events.pullRequestReview(review.id))).toMatchObject({
-    kind: 'refuse',
-    reason: expect.stringMatching(/^ralph-action does not run on 'pull_request_review' events/)
+  const commenter = (): Promise<TokenActor> => Promise.resolve({ kind: 'app', login: 'github-actions[bot]' })
+  const rounds = { ...w.settings, defaultRalph: 'fix-tests', commenter }
+  expect(
+    await admitEvent(
+      { eventName: 'pull_request_review', payload: w.api.events.pullRequestReview(review.id) },
+      rounds,
+      w.octokit
+    )
+  ).toMatchObject({
+    kind: 'skip',
+    reason: expect.stringMatching(/^pull request #\d+ is not the action's own/)
   })
   const run = w.api.state.addRun({
     workflowPath: '.github/workflows/ci.yml',
     status: 'completed',
     conclusion: 'failure'
   })
-  // The stand-in's workflow_run is sent by github-actions[bot]: until CI rounds are admitted by their own rule
-  // (the pull request is the action's), the bot rule skips it first.
+  // The stand-in's workflow_run is sent by github-actions[bot]: the CI rule decides it, not the bot rule.
+  const payload = w.api.events.workflowRun(run.id)
+  expect(await admitEvent({ eventName: 'workflow_run', payload }, rounds, w.octokit)).toMatchObject({
+    kind: 'skip',
+    reason: expect.stringMatching(/^ci-fix names no workflow/)
+  })
   expect(
-    await admitEvent(
-      { eventName: 'workflow_run', payload: w.api.events.workflowRun(run.id) },
-      w.settings,
-      w.octokit
-    )
+    await admitEvent({ eventName: 'workflow_run', payload }, { ...rounds, ciFix: ['ci.yml'] }, w.octokit)
   ).toMatchObject({
     kind: 'skip',
-    reason: expect.stringMatching(/^this workflow_run event was sent by `github-actions\[bot\]`, a bot/)
+    reason: expect.stringMatching(/^no open pull request of this repository has main as its branch/)
+  })
+  // Without an account to comment as, no round can be counted: refused, never run.
+  expect(await admitEvent({ eventName: 'workflow_run', payload }, w.settings, w.octokit)).toMatchObject({
+    kind: 'refuse',
+    reason: expect.stringMatching(/needs the account the action comments as/)
   })
 })

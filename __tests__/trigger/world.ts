@@ -6,10 +6,10 @@ import path from 'node:path'
 import { getOctokit } from '@actions/github'
 import { loadRalph } from '../../src/ralph/index.js'
 import { loopConfig, runLoop, type LoopResult } from '../../src/loop/index.js'
-import { deliverTask, type TaskDelivery } from '../../src/trigger/sanitize.js'
-import { taskArgNames } from '../../src/trigger/fix-rounds.js'
+import { deliverTask } from '../../src/trigger/sanitize.js'
+import { taskArgs } from '../../src/trigger/fix-rounds.js'
 import { admitEvent } from '../../src/trigger/admission.js'
-import type { Admission, Run, TriggerSettings } from '../../src/trigger/types.js'
+import type { Admission, TriggerSettings } from '../../src/trigger/types.js'
 import { acknowledge, postRefusal } from '../../src/github/tracking.js'
 import type { Octokit } from '../../src/github/client.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
@@ -171,12 +171,6 @@ export async function world(): Promise<World> {
     }
   }
   return w
-}
-
-/** The delivered task as the args its run gives it (`task`, or a review round's `review`). */
-function taskArgs(plan: Run, delivery: TaskDelivery): Record<string, string> {
-  const names = taskArgNames(plan)
-  return { [names.text]: delivery.args.task, [names.file]: delivery.args.task_file }
 }
 
 /** Shell that would create `<dir>/pwned-<n>` if anything ever ran it. */

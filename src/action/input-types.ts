@@ -94,4 +94,10 @@ export interface ActionInputs {
   installAgent?: { name?: AgentCliName; version?: string }
   /** Run the agent behind the model proxy (src/proxy/): the proxy holds the key and meters every token. */
   modelProxy?: ModelProxySettings
+  /** `ci-fix`: the workflows (name, file or path) whose failures on the action's pull request start a round. */
+  ciFix: string[]
+  /** Review and CI rounds per pull request, counted from its own markers. */
+  maxFixRounds: number
+  /** Resolve a review's threads once their fix is pushed (GraphQL resolveReviewThread). */
+  resolveThreads: boolean
 }

@@ -10,6 +10,7 @@ import {
 import { NAME_RE, parseDuration, parseProtectSetting } from '../ralph/index.js'
 import { DEFAULT_MAX_FILE_BYTES, parseFileSize } from '../git/index.js'
 import { GITHUB_ACTIONS_BOT } from '../github/own-work.js'
+import { DEFAULT_MAX_FIX_ROUNDS } from '../trigger/fix-rounds.js'
 import {
   AGENT_USER_NAME,
   DEFAULT_AGENT_MAX_PROCESSES,
@@ -297,7 +298,10 @@ export function readInputs(env: Env = process.env): ActionInputs {
     isolation,
     agentUser,
     agentMaxProcesses,
-    continueJobs
+    continueJobs,
+    ciFix: workflowNames(read.lines('ci-fix')),
+    maxFixRounds: read.positiveInteger('max-fix-rounds') ?? DEFAULT_MAX_FIX_ROUNDS,
+    resolveThreads: read.boolean('resolve-threads', false)
   }
   const resume = read.text('resume')
   if (resume !== undefined && !/^[1-9][0-9]{0,19}$/.test(resume))
@@ -392,8 +396,23 @@ function listInputs(read: InputReader): ActionInputs {
     isolation: 'none',
     agentUser: DEFAULT_AGENT_USER,
     agentMaxProcesses: DEFAULT_AGENT_MAX_PROCESSES,
-    continueJobs: 1
+    continueJobs: 1,
+    ciFix: [],
+    maxFixRounds: DEFAULT_MAX_FIX_ROUNDS,
+    resolveThreads: false
   }
+}
+
+/** `ci-fix`: workflow names may hold spaces, so items are split on commas and lines only. */
+function workflowNames(lines: string[]): string[] {
+  return [
+    ...new Set(
+      lines
+        .flatMap(line => line.split(','))
+        .map(item => item.trim())
+        .filter(Boolean)
+    )
+  ]
 }
 
 /** `protected-paths`: globs one a line or comma separated (a comma inside `{a,b}` is the glob's); undefined when empty. */

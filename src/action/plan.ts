@@ -29,6 +29,7 @@ import {
 import { inputRalph } from '../ralph/installed.js'
 import type { RunContext } from '../trigger/context.js'
 import { deliverTask, promptWithTask, ralphReadsTask } from '../trigger/sanitize.js'
+import { taskArgNames, taskArgs } from '../trigger/fix-rounds.js'
 import type { PullRef, Run } from '../trigger/types.js'
 import { isHunt } from '../trigger/hunt.js'
 import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
@@ -259,7 +260,10 @@ export function makePlan(
       warnings.push(problem.message)
     }
     // The task reaches the agent whatever the ralph's body says: appended as data when it does not place it.
-    if (delivered && !ralphReadsTask(readRegularFile(ralph.file).toString('utf8')))
+    if (
+      delivered &&
+      !ralphReadsTask(readRegularFile(ralph.file).toString('utf8'), taskArgNames(trigger ?? {}).text)
+    )
       promptAppendix = `\n\n${delivered.block}`
   } else {
     const agent = inputs.agent as string
@@ -281,7 +285,7 @@ export function makePlan(
     }
     if (givenArgs.length > 0) userArgs = Object.fromEntries(givenArgs)
     // The prompt input is the preamble; the issue's text follows it, filled in as data.
-    promptText = delivered ? promptWithTask(template) : template
+    promptText = delivered ? promptWithTask(template, taskArgNames(trigger ?? {}).text) : template
     task = { name, text: prompt ?? `${trigger?.taskSource ?? 'The issue'}, as asked on GitHub` }
   }
 
@@ -314,7 +318,8 @@ export function makePlan(
       : inputs.skipIfGreen
   const problem = gateSettingsProblem({ checks, baseline: inputs.baseline, skipIfGreen })
   if (problem) throw new InputError(problem)
-  if (delivered) userArgs = { ...userArgs, ...delivered.args }
+  // A review round's task is `review`/`review_file` (a ralph places it with {{ args.review }}), else `task`.
+  if (delivered) userArgs = { ...userArgs, ...taskArgs(trigger ?? {}, delivered) }
   // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
   const pr = trigger?.pr
   const closes = pr || trigger?.proposeTo ? undefined : trigger?.issueNumber

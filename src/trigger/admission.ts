@@ -6,8 +6,10 @@ import {
   isDispatchTrigger,
   isIssueCommentTrigger,
   isIssuesTrigger,
+  isPullRequestReviewTrigger,
   isPullRequestTrigger,
   isPushTrigger,
+  isWorkflowRunTrigger,
   isScheduleTrigger,
   parseTriggerEvent,
   type IssueCommentTrigger,
@@ -28,6 +30,9 @@ import { quote as code } from './quote.js'
 import { refusalReply, usage } from './replies.js'
 import { composeTask } from './sanitize.js'
 import { commandRalph, ralphNameOf, resolveRalph } from './ralph-choice.js'
+import { admitCiFailure } from './ci-round.js'
+import { roundSettings } from './fix-rounds.js'
+import { admitReview } from './review-round.js'
 import type { Admission, Refuse, Run, Skip, TriggerSettings } from './types.js'
 
 /**
@@ -44,6 +49,15 @@ export async function admitEvent(
   if (isIssueCommentTrigger(trigger)) return planComment(trigger, settings, octokit)
   if (isIssuesTrigger(trigger)) return planLabel(trigger, settings, octokit)
   if (isPullRequestTrigger(trigger)) return planPullRequestEvent(trigger, settings, octokit)
+  // Rounds decide by their own rules, before the bot rule: a workflow_run's sender is often github-actions[bot].
+  if (isPullRequestReviewTrigger(trigger) || isWorkflowRunTrigger(trigger)) {
+    const rounds = roundSettings(settings)
+    if (!rounds)
+      return { kind: 'refuse', reason: `a ${trigger.name} round needs the account the action comments as` }
+    return isPullRequestReviewTrigger(trigger)
+      ? admitReview(trigger, rounds, octokit)
+      : admitCiFailure(trigger, rounds, octokit)
+  }
   // The events above check who asked through the API (a bot among them). Any other starts a loop unasked, so
   // a bot that sent it (renovate's push, an App's dispatch) is refused here, quietly: one log line.
   const kind = trigger.name === 'unsupported' ? trigger.eventName : trigger.name
@@ -66,8 +80,8 @@ export async function admitEvent(
   return {
     kind: 'refuse',
     reason:
-      `ralph-action does not run on '${trigger.name === 'unsupported' ? trigger.eventName : trigger.name}' events: use issue_comment, issues (labeled), ` +
-      `pull_request, push, schedule or workflow_dispatch`
+      `ralph-action does not run on '${trigger.eventName}' events: use issue_comment, issues (labeled), ` +
+      `pull_request, pull_request_review, push, schedule, workflow_dispatch or workflow_run`
   }
 }
 

@@ -185,6 +185,7 @@ export async function admitCiFailure(
     },
     branch: pull.head,
     continueBranch: true,
+    tracking: false,
     round: {
       kind: 'ci',
       key,

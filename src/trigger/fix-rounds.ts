@@ -2,12 +2,12 @@
 // branch. What the rounds share is here: their settings, the marker each round's summary comment carries, the
 // count read back from those markers (max-fix-rounds), and the refusal at the cap. A marker is text anyone can
 // write, so only the comments of the account the action comments with count.
-import { PLACEHOLDER_RE, promptTemplate } from '../ralph/index.js'
 import type { Octokit } from '../github/client.js'
 import { isTokenActor, type Author, type TokenActor } from '../github/own-work.js'
 import { conversationComments } from '../github/reviews.js'
 import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import { REFUSAL_MARKER } from './replies.js'
+import { ralphReadsTask, type TaskDelivery } from './sanitize.js'
 import { workBranchFor, type PullToWorkOn, type WorkBranch } from './pull-branch.js'
 import type { FixRound, Refuse, Run, Skip, TriggerSettings } from './types.js'
 
@@ -21,6 +21,18 @@ export interface FixRoundSettings extends TriggerSettings {
   maxFixRounds: number
   /** ci-fix: the workflows whose failures start a CI round, by name, file name or path. Empty: none. */
   ciFix: string[]
+}
+
+/** A round's settings from the workflow's: the defaults filled in; undefined without an account to comment as. */
+export function roundSettings(settings: TriggerSettings): FixRoundSettings | undefined {
+  const commenter = settings.commenter ?? settings.reporter
+  if (!commenter) return undefined
+  return {
+    ...settings,
+    commenter,
+    maxFixRounds: settings.maxFixRounds ?? DEFAULT_MAX_FIX_ROUNDS,
+    ciFix: settings.ciFix ?? []
+  }
 }
 
 const ROUND_MARKER_RE = /<!-- ralph-action:fix-round key=((?:review|ci)-[0-9a-f]+) -->/
@@ -151,9 +163,15 @@ export function taskArgNames(run: Pick<Run, 'round'>): { text: string; file: str
     : { text: 'task', file: 'task_file' }
 }
 
+/** The delivered task as the args its run gives it (`task`, or a review round's `review`). */
+export function taskArgs(run: Pick<Run, 'round'>, delivery: TaskDelivery): Record<string, string> {
+  const names = taskArgNames(run)
+  return { [names.text]: delivery.args.task, [names.file]: delivery.args.task_file }
+}
+
 /** Whether a RALPH.md's prompt places `{{ args.<name> }}` (outside HTML comments); if not, the task follows it. */
 export function placesArg(ralphText: string, name: string): boolean {
-  return [...promptTemplate(ralphText).matchAll(PLACEHOLDER_RE)].some(m => m[1] === 'args' && m[2] === name)
+  return ralphReadsTask(ralphText, name)
 }
 
 /** What the run record says about the round: which request it answered. */

@@ -224,6 +224,7 @@ export async function admitReview(
     pr,
     branch: open.headRef,
     continueBranch: true,
+    tracking: false,
     actor: { login: actor.login, role: actor.role },
     round: {
       kind: 'review',

@@ -364,15 +364,15 @@ export function deliverTask(
   return { file: options.file, block, args: { task: block, task_file: options.file } }
 }
 
-const usesTask = (template: string): boolean =>
-  [...template.matchAll(PLACEHOLDER_RE)].some(m => m[1] === 'args' && m[2] === 'task')
+const usesArg = (template: string, name = 'task'): boolean =>
+  [...template.matchAll(PLACEHOLDER_RE)].some(m => m[1] === 'args' && m[2] === name)
 
 /**
  * Whether a RALPH.md puts the task in its prompt (`{{ args.task }}` in the body, outside HTML comments).
  * When it does not, the issue's text reaches the agent only as the file: say so (action/plan.ts warns).
  */
-export function ralphReadsTask(ralphText: string): boolean {
-  return usesTask(promptTemplate(ralphText))
+export function ralphReadsTask(ralphText: string, name = 'task'): boolean {
+  return usesArg(promptTemplate(ralphText), name)
 }
 
 /**
@@ -380,6 +380,6 @@ export function ralphReadsTask(ralphText: string): boolean {
  * must never be spliced into the prompt text: that text is a template, and `{{ commands.x }}` in an issue
  * would be filled in. It goes in as the `task` arg, which is filled in one pass and never re-read.
  */
-export function promptWithTask(prompt: string): string {
-  return usesTask(prompt) ? prompt : `${prompt.replace(/\s+$/, '')}\n\n{{ args.task }}`
+export function promptWithTask(prompt: string, name = 'task'): string {
+  return usesArg(prompt, name) ? prompt : `${prompt.replace(/\s+$/, '')}\n\n{{ args.${name} }}`
 }

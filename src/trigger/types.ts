@@ -26,6 +26,12 @@ export interface TriggerSettings {
   allowedBots?: string[]
   /** The label that starts a loop on `issues: labeled` (and `<label>:<ralph>` names one). Default `ralph`. */
   label?: string
+  /** Review and CI rounds (fix-rounds.ts): the account the action comments with; else `reporter`'s. */
+  commenter?: () => Promise<TokenActor>
+  /** max-fix-rounds; default DEFAULT_MAX_FIX_ROUNDS. */
+  maxFixRounds?: number
+  /** ci-fix; default none. */
+  ciFix?: string[]
 }
 
 export interface PullRef {
@@ -74,6 +80,8 @@ export interface Run {
   actor?: { login: string; role?: string }
   /** A round on the action's own pull request (a review, a CI failure): what to answer once it is done. */
   round?: FixRound
+  /** false: no tracking comment (a round's one comment on the pull request is its summary, answer-round.ts). */
+  tracking?: false
 }
 
 /** One line comment's thread of a review, as the round answers it. */

@@ -3,6 +3,7 @@
 // report.
 import { rmSync } from 'node:fs'
 import { checkHandover, keepHandover, receive } from '../handover/receive.js'
+import { answerInputs, answerStep } from '../steps/answer.js'
 import { deliverReceived } from '../steps/deliver-received.js'
 import { endsHere, type StepEnd } from '../steps/ending.js'
 import { prepare } from '../steps/prepare.js'
@@ -28,6 +29,7 @@ export async function deliverJob(read: ReadRun, kind: JobKind, signal: AbortSign
     const { result, own } = await verifyAgain(prepared, handover, problem, signal)
     const cancelled = signal.aborted || own?.stopReason === 'cancelled'
     const delivery = await deliverReceived(prepared, result, handover.head, { problem, cancelled })
+    if (!cancelled) await answerStep(answerInputs(prepared, result, delivery))
     return await report(prepared, { result, followed: () => Promise.resolve() }, delivery, { cancelled })
   } finally {
     rmSync(received.dir, { recursive: true, force: true })

@@ -62,7 +62,14 @@ export function clientsFor(inputs: ActionInputs, mayWrite: boolean): Clients {
 async function decide(inputs: ActionInputs, context: RunContext, clients: Clients): Promise<Step<Run>> {
   const { owner, repo } = context.repo
   // Events that carry no one to check, no text and no push need no API: schedule and workflow_dispatch.
-  const needsApi = ['issue_comment', 'issues', 'pull_request', 'push'].includes(context.eventName)
+  const needsApi = [
+    'issue_comment',
+    'issues',
+    'pull_request',
+    'push',
+    'pull_request_review',
+    'workflow_run'
+  ].includes(context.eventName)
   const client = needsApi ? await clients.octokit() : (undefined as unknown as Octokit)
   const admission = await admitEvent(
     context.event,
@@ -77,7 +84,11 @@ async function decide(inputs: ActionInputs, context: RunContext, clients: Client
       delivery: { actor: clients.deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
       reporter: clients.jobActor,
       allowedBots: inputs.allowedBots,
-      label: inputs.triggerLabel
+      label: inputs.triggerLabel,
+      // Review and CI rounds: their summaries, which count them, are the job token's comments.
+      commenter: clients.jobActor,
+      maxFixRounds: inputs.maxFixRounds,
+      ciFix: inputs.ciFix
     },
     client
   )

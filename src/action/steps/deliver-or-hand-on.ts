@@ -3,6 +3,7 @@
 import * as core from '@actions/core'
 import { continuesIn } from '../chain/decide.js'
 import { handOn, type HandedOn } from '../chain/hand-on.js'
+import { answerInputs, answerStep } from './answer.js'
 import { deliver } from './deliver.js'
 import type { Looped, Prepared } from './types.js'
 
@@ -41,5 +42,6 @@ export async function deliverOrHandOn(
     core.info(`The loop does not go on in another run: ${next.why}.`)
   if (next.continues) return handOn(prepared, looped, signal)
   const delivery = await deliver(prepared, looped.result, cancelled())
+  if (!cancelled()) await answerStep(answerInputs(prepared, looped.result, delivery))
   return { delivery, cancelled: cancelled() }
 }

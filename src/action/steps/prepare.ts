@@ -53,7 +53,7 @@ async function startTracking(
   const { plan, clients } = planned
   const issueNumber = plan.trigger?.issueNumber
   // The agent's job of two-job mode writes nothing: the deliver job posts the comment, finished.
-  if (issueNumber === undefined || !clients.mayWrite) return undefined
+  if (issueNumber === undefined || !clients.mayWrite || plan.trigger?.tracking === false) return undefined
   const info = {
     ralphName: plan.ralph.name,
     runId: plan.context.runId,
