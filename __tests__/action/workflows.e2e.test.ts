@@ -47,13 +47,20 @@ describe.each(EXAMPLES)('%s', file => {
       for (const input of Object.keys(step.with as Json)) expect(known).toContain(input)
   })
 
-  test('checks out without persisting a token, and asks for no more than contents and pull-requests (and actions: write to continue a loop)', () => {
+  test('checks out without persisting a token, and asks for no more than contents and pull-requests (and actions: write to continue a loop, issues: write to label the pull request)', () => {
     for (const [, job] of jobsOf(wf)) {
       for (const step of stepsOf(job).filter(s => String(s.uses).startsWith('actions/checkout@')))
         expect(step.with).toMatchObject({ 'persist-credentials': false })
       const permissions = (job.permissions ?? wf.permissions) as Json
+      // GitHub sets a pull request's labels through the Issues API.
+      const labels = stepsOf(job).some(s => s.uses === 'org/ralph-action@v1' && (s.with as Json)?.labels)
       for (const [scope, level] of Object.entries(permissions)) {
-        expect(['contents', 'pull-requests', ...(continueJobs(job) > 1 ? ['actions'] : [])]).toContain(scope)
+        expect([
+          'contents',
+          'pull-requests',
+          ...(continueJobs(job) > 1 ? ['actions'] : []),
+          ...(labels ? ['issues'] : [])
+        ]).toContain(scope)
         expect(['read', 'write']).toContain(level)
       }
     }
