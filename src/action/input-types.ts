@@ -1,4 +1,5 @@
 // The action's settings as the steps read them (inputs.ts reads them from the runner's INPUT_* variables).
+import type { BudgetSetting } from './budget-inputs.js'
 import type { AgentCliName } from '../agents/clis.js'
 import type { ModelProxySettings } from '../proxy/agent.js'
 import type { IsolationSetting } from '../security/index.js'
@@ -56,7 +57,7 @@ export interface ActionInputs {
    * `agent` (the loop in a read-only job, its work uploaded as a delivery artifact) or `deliver` (a later job,
    * which runs no agent: it checks that artifact and delivers it).
    */
-  mode: 'run' | 'list' | 'agent' | 'deliver'
+  mode: 'run' | 'list' | 'agent' | 'deliver' | 'reserve'
   /** deliver: the agent job's delivery artifact (its `delivery` output); undefined: it made none. */
   delivery?: string
   /** The most jobs (workflow runs) one loop may span: 1, no continuation. */
@@ -94,4 +95,6 @@ export interface ActionInputs {
   installAgent?: { name?: AgentCliName; version?: string }
   /** Run the agent behind the model proxy (src/proxy/): the proxy holds the key and meters every token. */
   modelProxy?: ModelProxySettings
+  /** The repository's budget (budget-inputs.ts): undefined when none is given. */
+  budget?: BudgetSetting
 }
