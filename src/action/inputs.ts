@@ -10,7 +10,7 @@ import {
 import { NAME_RE, parseDuration, parseProtectSetting } from '../ralph/index.js'
 import { DEFAULT_MAX_FILE_BYTES, parseFileSize } from '../git/index.js'
 import { GITHUB_ACTIONS_BOT } from '../github/own-work.js'
-import { readBudgetSetting, type BudgetSetting, type GivenBudget } from './budget-inputs.js'
+import { readBudgetSetting, type GivenBudget } from './budget-inputs.js'
 import {
   AGENT_USER_NAME,
   DEFAULT_AGENT_MAX_PROCESSES,
