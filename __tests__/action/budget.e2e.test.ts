@@ -9,6 +9,7 @@ import { LedgerStore, openLease } from '../../src/ledger/index.js'
 import {
   AGENT_JOB_TOKEN,
   checkoutAgain,
+  GITHUB_TOKEN,
   createProject,
   runAction,
   startStand,
@@ -132,6 +133,51 @@ test('eight runs at once against one repository with budget: 1/day never take wh
     for (const p of jobs.reverse()) await p.cleanup()
   }
 }, 600_000)
+
+test("two jobs: the reserve job takes the lease, the agent job (no write token) spends no more than it, and the deliver job settles it at the agent job's metered spend", async () => {
+  const project = await createProject(files, { token: AGENT_JOB_TOKEN })
+  const deliverCheckout = await checkoutAgain(project)
+  const before = upstream.requests.length
+  const runId = String(8_100_000_000 + process.pid)
+  const artifacts = { 'upload-artifacts': 'true' }
+  try {
+    const reserve = await run(project, { budget: '0.20/day', mode: 'reserve' }, 0, {
+      runId,
+      job: 'reserve',
+      token: GITHUB_TOKEN
+    })
+    expect(reserve.main.exitCode).toBe(0)
+    const { lease } = reserve.outputs
+    // A chunk of the $0.20 a day: a tenth of it, at least two requests' worth ($0.10).
+    expect((JSON.parse(lease) as { lease: { draws: Array<{ usd: number }> } }).lease.draws).toEqual([
+      expect.objectContaining({ usd: 100_000 })
+    ])
+    const agent = await run(project, { mode: 'agent', lease, ...artifacts }, 25, {
+      runId,
+      job: 'agent',
+      token: AGENT_JOB_TOKEN
+    })
+    expect(agent.outputs['stop-reason']).toBe('budget')
+    expect(`${agent.main.stdout}`).toMatch(/the lease the reserve job took \(\$0\.10, lease [^)]+\) is spent/)
+    // The agent job wrote nothing: not the ledger either.
+    expect(project.gitServer.pushAttemptsBy(AGENT_JOB_TOKEN)).toEqual([])
+    const billed = (upstream.requests.length - before) * BILLED
+    expect(billed).toBeCloseTo(5 * BILLED, 9)
+    const deliver = await run(
+      deliverCheckout,
+      { mode: 'deliver', lease, delivery: agent.outputs.delivery, ...artifacts },
+      0,
+      { runId, job: 'deliver', token: GITHUB_TOKEN }
+    )
+    const { changes, json } = ledgerOf(project)
+    expect(settledUsd(changes)).toBeCloseTo(billed, 6)
+    expect(json.leases).toEqual([])
+    expect(deliver.outputs['budget-left']).toBe((0.2 - billed).toFixed(2))
+  } finally {
+    await deliverCheckout.cleanup()
+    await project.cleanup()
+  }
+}, 300_000)
 
 test('a run that finds the budget spent runs no agent: the /ralph requester gets the line as a reply, and the step ends green', async () => {
   const project = await createProject(files)
