@@ -41,6 +41,11 @@ export const INPUT_GROUPS = [
     inputs: ['max-iterations', 'max-cost', 'max-time', 'agent-timeout', 'max-turns', 'max-file-size']
   },
   {
+    title: "The repository's budget",
+    intro: 'See [A budget for the whole repository](../budget.md).',
+    inputs: ['budget', 'budget-per-requester', 'ledger-ref', 'lease']
+  },
+  {
     title: 'The branch and the pull request',
     inputs: [
       'branch',

@@ -1,4 +1,5 @@
 // The action's settings as the steps read them (inputs.ts reads them from the runner's INPUT_* variables).
+import type { BudgetSetting } from './budget-inputs.js'
 import type { AgentCliName } from '../agents/clis.js'
 import type { ModelProxySettings } from '../proxy/agent.js'
 import type { IsolationSetting } from '../security/index.js'
@@ -56,7 +57,7 @@ export interface ActionInputs {
    * `agent` (the loop in a read-only job, its work uploaded as a delivery artifact) or `deliver` (a later job,
    * which runs no agent: it checks that artifact and delivers it).
    */
-  mode: 'run' | 'list' | 'agent' | 'deliver'
+  mode: 'run' | 'list' | 'agent' | 'deliver' | 'reserve'
   /** deliver: the agent job's delivery artifact (its `delivery` output); undefined: it made none. */
   delivery?: string
   /** The most jobs (workflow runs) one loop may span: 1, no continuation. */
@@ -100,4 +101,6 @@ export interface ActionInputs {
   maxFixRounds: number
   /** Resolve a review's threads once their fix is pushed (GraphQL resolveReviewThread). */
   resolveThreads: boolean
+  /** The repository's budget (budget-inputs.ts): undefined when none is given. */
+  budget?: BudgetSetting
 }

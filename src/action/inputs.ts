@@ -11,6 +11,7 @@ import { NAME_RE, parseDuration, parseProtectSetting } from '../ralph/index.js'
 import { DEFAULT_MAX_FILE_BYTES, parseFileSize } from '../git/index.js'
 import { GITHUB_ACTIONS_BOT } from '../github/own-work.js'
 import { DEFAULT_MAX_FIX_ROUNDS } from '../trigger/fix-rounds.js'
+import { readBudgetSetting, type GivenBudget } from './budget-inputs.js'
 import {
   AGENT_USER_NAME,
   DEFAULT_AGENT_MAX_PROCESSES,
@@ -167,8 +168,8 @@ function installAgentInput(value: string | undefined): ActionInputs['installAgen
 export function readInputs(env: Env = process.env): ActionInputs {
   const read = new InputReader(env)
   const mode = read.text('mode') ?? 'run'
-  if (mode !== 'run' && mode !== 'list' && mode !== 'agent' && mode !== 'deliver')
-    throw new InputError(`Input 'mode' must be run, agent, deliver or list, got ${quote(mode)}.`)
+  if (mode !== 'run' && mode !== 'list' && mode !== 'agent' && mode !== 'deliver' && mode !== 'reserve')
+    throw new InputError(`Input 'mode' must be run, agent, deliver, reserve or list, got ${quote(mode)}.`)
   if (mode === 'list') return listInputs(read)
   const ralph = read.text('ralph')
   const prompt = read.text('prompt')
@@ -275,6 +276,15 @@ export function readInputs(env: Env = process.env): ActionInputs {
     // Read here, in the inputs' order, so the first bad one is the one named.
     ...given('maxCostUsd', read.dollars('max-cost')),
     ...given('maxTimeSeconds', read.duration('max-time')),
+    ...budgetInput(
+      {
+        budget: read.text('budget'),
+        perRequester: read.text('budget-per-requester'),
+        ledgerRef: read.text('ledger-ref'),
+        lease: read.text('lease')
+      },
+      mode
+    ),
     maxFileBytes: read.fileSize('max-file-size', DEFAULT_MAX_FILE_BYTES),
     ...given('agentTimeoutSeconds', read.duration('agent-timeout')),
     ...given('completionTag', completionTag),
@@ -358,6 +368,15 @@ export function readInputs(env: Env = process.env): ActionInputs {
       "Input 'github-token' is empty: leave it at its default (${{ github.token }}) or pass a token, or set open-pr: false and on-failure: none."
     )
   return inputs
+}
+
+function budgetInput(
+  given: GivenBudget,
+  mode: Exclude<ActionInputs['mode'], 'list'>
+): Pick<ActionInputs, 'budget'> {
+  const setting = readBudgetSetting(given, mode)
+  if ('problem' in setting) throw new InputError(setting.problem)
+  return setting
 }
 
 /** The input as given, or no key at all when it was not: ActionInputs never holds an undefined. */

@@ -8,6 +8,7 @@ import { dryRunJob } from './jobs/dry-run.js'
 import { jobKind, type JobKind, type JobKindName } from './jobs/kind.js'
 import { listJob } from './jobs/list.js'
 import { oneJob } from './jobs/one-job.js'
+import { reserveJob } from './jobs/reserve-job.js'
 import { resumedJob } from './jobs/resumed-job.js'
 import { readRun } from './steps/admit.js'
 import { endsHere, writeEnding, type StepEnd } from './steps/ending.js'
@@ -21,7 +22,8 @@ const PIPELINES: Record<JobKindName, Pipeline> = {
   deliver: deliverJob,
   resumed: resumedJob,
   list: listJob,
-  'dry-run': dryRunJob
+  'dry-run': dryRunJob,
+  reserve: reserveJob
 }
 
 async function pipeline(signal: AbortSignal): Promise<StepEnd> {

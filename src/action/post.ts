@@ -16,6 +16,7 @@ import { readState, type SavedState } from './state.js'
 import { finaliseCancelled } from '../github/tracking.js'
 import type { TrackingInfo } from '../report/tracking.js'
 import { githubClient } from '../github/client.js'
+import { settleInPost } from './budget-step.js'
 
 /** The issue's tracking comment, finalised as cancelled unless main finalised it: never left "working…". */
 async function finaliseTracking(state: SavedState, status: LoopStatus | undefined): Promise<void> {
@@ -73,6 +74,17 @@ export async function finishKilledRecord(
   return result
 }
 
+/** The record's status as main left it, when there is one. */
+function recordStatus(recordDir: string | undefined): LoopStatus | undefined {
+  const file = recordDir && path.join(recordDir, STATUS_FILE)
+  if (!file || !existsSync(file)) return undefined
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as LoopStatus
+  } catch {
+    return undefined // an unreadable record settles the lease in full
+  }
+}
+
 function uploadWanted(): { upload: boolean; retentionDays?: number | undefined } {
   try {
     const inputs = readInputs()
@@ -89,12 +101,14 @@ export async function post(): Promise<void> {
   if (state.finished) {
     // Main's end may still have left the checkout's credential out (a restore that failed): it goes back here.
     for (const warning of await credentialsAfterMain(state)) core.warning(warning)
+    await settleInPost(state.lease, recordStatus(state.recordDir))
     core.info('The main step finished; nothing left to do.')
     return
   }
   if (!state.recordDir || !existsSync(state.recordDir)) {
     for (const warning of await credentialsAfterMain(state)) core.warning(warning)
     await finaliseTracking(state, undefined)
+    await settleInPost(state.lease, undefined)
     core.info('The main step did not start a loop; nothing to upload.')
     return
   }
@@ -108,6 +122,7 @@ export async function post(): Promise<void> {
     core.warning(`The run record could not be finished: ${(error as Error).message}`)
   }
   await finaliseTracking(state, status)
+  await settleInPost(state.lease, status)
 
   const context = readContext()
   const links: RunReport['links'] = { run: context.runUrl }

@@ -30,6 +30,8 @@ export interface SavedState {
   credentials?: string | undefined
   /** While the loop runs behind the model proxy as the agent's user: `{ uid, privilege }` of its egress rules. */
   egress?: string | undefined
+  /** While the run holds a lease of the repository's budget (LeaseState as JSON): post settles it if main did not. */
+  lease?: string | undefined
 }
 
 type Key = Exclude<keyof SavedState, 'isPost'>
@@ -50,7 +52,8 @@ export function readState(): SavedState {
     isolation: text('isolation'),
     gitSnapshot: text('gitSnapshot'),
     credentials: text('credentials'),
-    egress: text('egress')
+    egress: text('egress'),
+    lease: text('lease')
   }
 }
 

@@ -30,7 +30,7 @@ export interface MeteredRequestUsage {
   /** The answer's usage held a figure that cannot be true (the upstream's fault): charged its worst case. */
   impossible_usage?: string
   /** Never forwarded: its worst case did not fit in what was left of the dollar budget. */
-  refused?: 'budget'
+  refused?: 'budget' | 'ledger'
 }
 
 export interface Usage {
@@ -66,6 +66,8 @@ export interface CostMeter {
   onChange(listener: () => void): () => void
   /** Why the budget is spent though the total is under it: a request's worst case did not fit (the proxy's meter). */
   budgetRefusal?(): string | undefined
+  /** Why the repository's budget (the ledger) refused a request, in one line: the loop stops with `budget`. */
+  ledgerRefusal?(): string | undefined
 }
 
 const RANK: Record<CostSource, number> = { metered: 0, reported: 1, estimated: 2, unknown: 3 }

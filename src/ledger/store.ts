@@ -16,6 +16,7 @@ import {
   PUSH_FAILURE,
   pushWithRetry,
   repositoryUrl,
+  retryInTransit,
   TRANSIENT_PUSH_ERRORS,
   type GitAuth,
   type PushResult
@@ -156,19 +157,17 @@ export class LedgerStore {
   /** The ledger as the remote has it now (an empty one when there is none yet). */
   async read(): Promise<LedgerTip> {
     const timing = this.timing
-    for (let attempt = 1; ; attempt++) {
-      const fetched = await this.fetchTip()
-      if (!('transient' in fetched)) return fetched
-      if (attempt >= timing.attempts)
-        throw new LedgerError(
-          `${this.where} could not be read: ${fetched.transient} (tried ${attempt} times).`
-        )
-      const wait = backoffMs(timing, attempt)
-      this.options.log?.(
-        `Reading the ledger failed in transit (${fetched.transient}); trying again in ${wait} ms.`
-      )
-      await sleep(wait)
-    }
+    // The fetch is tried again as every remote git command of the action is (git/remote-retry.ts).
+    const fetched = await retryInTransit(() => this.fetchTip(), {
+      what: `Reading the ledger ${this.ref}`,
+      retry: { attempts: timing.attempts, waitMs: attempt => backoffMs(timing, attempt) },
+      failed: tip => ('transient' in tip ? tip.transient : undefined),
+      ...(this.options.log ? { log: this.options.log } : {})
+    })
+    if (!('transient' in fetched)) return fetched
+    throw new LedgerError(
+      `${this.where} could not be read: ${fetched.transient} (tried ${timing.attempts} times).`
+    )
   }
 
   private async fetchTip(): Promise<LedgerTip | { transient: string }> {

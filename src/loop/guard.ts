@@ -4,7 +4,7 @@
 import type { CostMeter } from '../agents/cost-meter.js'
 import type { Clock } from './types.js'
 
-export type EnforcedStop = 'timeout' | 'budget_exhausted' | 'cancelled'
+export type EnforcedStop = 'timeout' | 'budget_exhausted' | 'budget' | 'cancelled'
 
 export interface Trip {
   cause: EnforcedStop
@@ -104,7 +104,11 @@ export class LoopGuard {
 
   private checkCost(): void {
     const { maxCostUsd, meter, clock } = this.options
-    if (!this.watchingCost || maxCostUsd === undefined) return
+    if (!this.watchingCost) return
+    // The repository's budget refused a request: it stops the run whether or not max-cost is given.
+    const ledger = meter.ledgerRefusal?.()
+    if (ledger) return this.fire('budget', clock.now(), ledger)
+    if (maxCostUsd === undefined) return
     const refusal = meter.budgetRefusal?.()
     if (refusal) return this.fire('budget_exhausted', clock.now(), refusal)
     const total = meter.spentUsd() + meter.runningUsd()
@@ -121,7 +125,10 @@ export class LoopGuard {
     this.trip = { cause, at, detail }
     // A spent budget is killed at once: no grace in which the agent could spend more (or exit slowly, as
     // gemini does on SIGTERM, ~0.6-1.5 s). A time cap or a cancel keeps the usual SIGTERM grace.
-    const reason = Object.assign(new Error(detail), cause === 'budget_exhausted' ? { killGraceMs: 0 } : {})
+    const reason = Object.assign(
+      new Error(detail),
+      cause === 'budget_exhausted' || cause === 'budget' ? { killGraceMs: 0 } : {}
+    )
     this.controller.abort(reason)
   }
 }

@@ -214,6 +214,7 @@ export function header(status: LoopStatus): string {
 const CROSSING: Record<KilledBy, string> = {
   timeout: 'the time budget ran out',
   budget_exhausted: 'the cost budget was reached',
+  budget: "the repository's budget refused a request",
   cancelled: 'the cancel'
 }
 

@@ -8,6 +8,8 @@ export type StopReason =
   | 'completed'
   | 'max_iterations'
   | 'budget_exhausted'
+  /** The repository's budget (the ledger) could not grant a request's worst case. */
+  | 'budget'
   | 'timeout'
   | 'circuit_open'
   | 'agent_error'
@@ -57,7 +59,7 @@ export interface CommandRun {
   log: string
 }
 
-export type KilledBy = 'timeout' | 'budget_exhausted' | 'cancelled'
+export type KilledBy = 'timeout' | 'budget_exhausted' | 'budget' | 'cancelled'
 
 /** Why an agent run failed, in the agent's terms (see AgentFailureKind in src/agents/types.ts). */
 export interface AgentRunFailure {

@@ -28,6 +28,12 @@ export const STOP_WORDS: Record<StopReason, StopWords> = {
     did: n => `ran out of budget after ${n}`,
     failure: 'The cost budget ran out before the gates passed'
   },
+  budget: {
+    icon: '💸',
+    headline: "Out of the repository's budget",
+    did: n => `ran out of the repository's budget after ${n}`,
+    failure: "The repository's budget could not grant more before the gates passed"
+  },
   timeout: {
     icon: '⏱️',
     headline: 'Out of time',

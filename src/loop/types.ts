@@ -5,6 +5,7 @@ import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
 import type { ModelProxySettings } from '../proxy/agent.js'
+import type { SpendingCap } from '../proxy/cap.js'
 import type { CostMeter, CostSource, MeteredRequestUsage, Usage } from '../agents/cost-meter.js'
 import type {
   AgentRun,
@@ -47,6 +48,8 @@ export interface LoopConfig {
   /** Total wall clock for the run, checks included. */
   maxTimeSeconds?: number
   maxCostUsd?: number
+  /** The repository's budget: what the model proxy's pre-authorisations draw on (a ledger's lease), beside max-cost. */
+  spending?: SpendingCap
   /** Merged gates: frontmatter, then CLI/action. */
   checks: RalphCheck[]
   /** `<promise>TAG</promise>`; '' = gates alone decide. Default 'COMPLETE'. */

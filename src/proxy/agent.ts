@@ -13,6 +13,7 @@ import { MeteredCostMeter } from './meter.js'
 import { CLI_VENDOR, FailClosedPricing } from './pricing.js'
 import { startModelProxy, type ModelProxy } from './server.js'
 import type { ModelWire } from './wire.js'
+import type { SpendingCap } from './cap.js'
 
 /** Every variable that holds a model API key: none of them reaches an agent behind the proxy. */
 export const MODEL_KEY_VARIABLES = [
@@ -200,6 +201,12 @@ function problemLine(agent: Extract<ProxiedAgent, { problem: string }>, argv: st
   }
 }
 
+/** The repository's budget grants `totalUsd` in all (this job's spend with what its calls may still cost), or says why not. */
+async function grantFrom(cap: SpendingCap, totalUsd: number): Promise<true | { refused: string }> {
+  if (await cap.cover(totalUsd)) return true
+  return { refused: cap.refusal()?.line ?? "the repository's budget could not grant it" }
+}
+
 /**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
@@ -209,7 +216,7 @@ export async function startAgentProxy(
   env: NodeJS.ProcessEnv,
   settings: ModelProxySettings,
   /** The cap compares the chain's total spend (what earlier jobs spent, and this meter) to max-cost. */
-  budget: { maxCostUsd?: number | undefined; chainSpentUsd?: number } = {}
+  budget: { maxCostUsd?: number | undefined; chainSpentUsd?: number; cap?: SpendingCap | undefined } = {}
 ): Promise<AgentBehindProxy> {
   const agent = proxiedAgent(argv, env)
   if ('problem' in agent) throw new ModelProxyError(problemLine(agent, argv))
@@ -228,7 +235,7 @@ export async function startAgentProxy(
   const wire = AGENT_WIRE[cli]
   const meter = new MeteredCostMeter()
   const pricing = new FailClosedPricing(CLI_VENDOR[cli])
-  const { maxCostUsd, chainSpentUsd = 0 } = budget
+  const { maxCostUsd, chainSpentUsd = 0, cap } = budget
   const spent = (): number => chainSpentUsd + meter.spentUsd() + meter.runningUsd()
   const proxy = await startModelProxy({
     wire,
@@ -239,6 +246,10 @@ export async function startAgentProxy(
     onRequest: request => meter.update(request),
     overBudget: () => maxCostUsd !== undefined && spent() >= maxCostUsd,
     budgetLeft: () => (maxCostUsd === undefined ? undefined : maxCostUsd - spent()),
+    // The lease is this job's: it covers this job's spend (a chain reserves again in each job).
+    ...(cap
+      ? { grant: (needUsd: number) => grantFrom(cap, meter.spentUsd() + meter.runningUsd() + needUsd) }
+      : {}),
     allowedHosts: settings.allowedHosts ?? []
   })
   // The agent's files hold only the placeholder key: readable by the agent's own user.

@@ -15,13 +15,18 @@ export interface Pending {
   worstUsd: number
   start(): void
   refuse(): void
+  /** The repository's budget refused it: `why` in one line. */
+  refuseForLedger(why: string): void
 }
 
 export class BudgetGate {
   private readonly inFlight = new Set<InFlight>()
   private readonly waiting: Pending[] = []
 
-  constructor(private readonly options: Pick<ModelProxyOptions, 'budgetLeft' | 'overBudget'>) {}
+  /** Worst cases of the calls whose grant the repository's budget is still deciding. */
+  private granting = 0
+
+  constructor(private readonly options: Pick<ModelProxyOptions, 'budgetLeft' | 'overBudget' | 'grant'>) {}
 
   /** Dollars reserved by the requests in flight beyond what each has cost so far. */
   private reservedAhead(): number {
@@ -34,9 +39,26 @@ export class BudgetGate {
   /** Starts a request whose worst case fits; holds it while others in flight may free their reservations. */
   decide(pending: Pending): void {
     const left = this.options.budgetLeft?.()
-    if (left === undefined || pending.worstUsd <= left - this.reservedAhead()) return pending.start()
+    if (left === undefined || pending.worstUsd <= left - this.reservedAhead())
+      return this.grantThenStart(pending)
     if (this.inFlight.size === 0) return pending.refuse()
     this.waiting.push(pending)
+  }
+
+  /** The repository's budget grants the call's worst case beside every other's not yet spent, or refuses it. */
+  private grantThenStart(pending: Pending): void {
+    const grant = this.options.grant
+    if (!grant) return pending.start()
+    const need = this.reservedAhead() + this.granting + pending.worstUsd
+    this.granting += pending.worstUsd
+    const decided = (answer: true | { refused: string }): void => {
+      this.granting -= pending.worstUsd
+      if (answer === true) return pending.start()
+      // Calls in flight may end under their worst case, and leave room: this one waits for them.
+      if (this.inFlight.size > 0) return void this.waiting.push(pending)
+      pending.refuseForLedger(answer.refused)
+    }
+    grant(need).then(decided, (error: Error) => decided({ refused: error.message }))
   }
 
   /** The agent hung up while its request was held: it is no longer waiting. */

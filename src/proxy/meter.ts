@@ -25,6 +25,7 @@ export class MeteredCostMeter implements CostMeter {
   /** Requests outside a run (the agent's leftovers after it ended), by seq: each counted once, at its latest. */
   private readonly outside = new Map<number, number>()
   private refusal: string | undefined
+  private ledger: string | undefined
   private worst: CostSource | undefined
   private run: Map<number, MeteredRequest> | undefined
   private agentSaid: UsageReport | undefined
@@ -32,6 +33,7 @@ export class MeteredCostMeter implements CostMeter {
 
   spentUsd = (): number => this.spent + [...this.outside.values()].reduce((sum, usd) => sum + usd, 0)
   budgetRefusal = (): string | undefined => this.refusal
+  ledgerRefusal = (): string | undefined => this.ledger
   runningUsd = (): number => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0)
   source = (): CostSource => this.worst ?? 'unknown'
 
@@ -46,6 +48,7 @@ export class MeteredCostMeter implements CostMeter {
 
   /** A request of the run in flight changed (the proxy calls this as usage streams by). */
   update(request: MeteredRequest): void {
+    if (request.refused === 'ledger') this.ledger ??= request.error
     if (request.refused === 'budget')
       this.refusal ??= `the model proxy refused a request: ${request.error ?? 'its worst case does not fit in the budget'}`
     // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.

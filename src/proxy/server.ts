@@ -213,8 +213,14 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       const pending: Pending = {
         worstUsd: pre.worstUsd,
         // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
-        start: () => send(up, request, response, url, pre.body ?? body, call, pre.body !== undefined),
-        refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media)
+        start: () => {
+          // The agent may have hung up while the repository's budget was asked.
+          if (!response.destroyed)
+            send(up, request, response, url, pre.body ?? body, call, pre.body !== undefined)
+        },
+        refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media),
+        refuseForLedger: why =>
+          refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media, why)
       }
       // The agent hung up while its request was held: it is no longer waiting.
       response.on('close', () => gate.withdraw(pending))
@@ -244,8 +250,11 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     path: string,
     worstUsd: number,
     model: string | undefined,
-    media: string | undefined
+    media: string | undefined,
+    /** The repository's budget refused it, saying why. */
+    ledger?: string
   ): void => {
+    if (response.destroyed) return
     const left = Math.max(0, options.budgetLeft?.() ?? 0)
     // Media is billed by what it decodes to: say why a small body is reserved at a whole input window.
     const why = media === undefined ? '' : ` (it carries ${media}: reserved at a whole input window)`
@@ -256,8 +265,12 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       status: 0,
       usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, ...(model ? { model } : {}) },
       reservedUsd: worstUsd,
-      refused: 'budget',
-      error: `its worst case (${dollars(worstUsd)}${why}) does not fit in what is left of the budget (${dollars(left)})`
+      ...(ledger !== undefined
+        ? { refused: 'ledger' as const, error: ledger }
+        : {
+            refused: 'budget' as const,
+            error: `its worst case (${dollars(worstUsd)}${why}) does not fit in what is left of the budget (${dollars(left)})`
+          })
     }
     requests.push(record)
     options.onRequest?.(record)
@@ -265,7 +278,9 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       response,
       options.wire,
       402,
-      `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`
+      ledger !== undefined
+        ? `ralph-action's budget for the repository cannot grant this request (it may cost ${dollars(worstUsd)}${why}): ${ledger}. The run stops.`
+        : `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`
     )
   }
 

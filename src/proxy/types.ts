@@ -31,7 +31,7 @@ export interface MeteredRequest {
   /** The answer's usage held a figure that cannot be true (the upstream's fault): charged its worst case. */
   impossibleUsage?: string
   /** Never forwarded: its worst case did not fit in what was left of the budget (`error` says by how much). */
-  refused?: 'budget'
+  refused?: 'budget' | 'ledger'
 }
 
 export interface ModelProxyOptions {
@@ -50,6 +50,12 @@ export interface ModelProxyOptions {
   overBudget?(): boolean
   /** Dollars left to spend (the cap minus what is metered); undefined: no cap, nothing is pre-authorised. */
   budgetLeft?(): number | undefined
+  /**
+   * The repository's budget, asked before a call goes up for `needUsd` beyond what is spent (the worst cases
+   * of the calls in flight and of this one): true when granted (its lease topped up if need be), else the
+   * one line saying which budget is spent. Undefined: no such budget.
+   */
+  grant?(needUsd: number): Promise<true | { refused: string }>
   /** Hosts the agent may reach through CONNECT (exact names, or `*.example.com`). */
   allowedHosts?: string[]
 }

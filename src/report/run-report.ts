@@ -17,6 +17,8 @@ export interface DeliveryReport {
   problems: string[]
   /** Things worth knowing that are not failures (e.g. "this PR will not trigger CI"). */
   notes: string[]
+  /** The repository's budget: what the run reserved and spent, what is left today and this month (#38). */
+  budget?: string
   /** The work as a patch, when it could not be pushed (also in the artifact). */
   patch?: { file: string; text: string }
   /** The loop goes on in another run (continue-jobs): its id and address when GitHub said them. */

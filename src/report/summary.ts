@@ -47,6 +47,7 @@ export function renderSummary(report: RunReport): string {
     warnings.push(`The run record could not be uploaded as an artifact: ${links.recordNotUploaded}.`)
   for (const problem of warnings) out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '')
   for (const note of delivery.notes) out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '')
+  if (delivery.budget) out.push(`💸 ${delivery.budget}`, '')
   if (status.iterations.length > 0 || status.baseline) {
     out.push('### Iterations', '', iterationTable(status), '')
     out.push('### Gates', '', gateEvidence(status), '')

@@ -1,6 +1,7 @@
 // The deliver job of two (`mode: deliver`): no agent runs. admit → plan → ready → receive the handover → prepare
 // → check it against what this job decides itself → verify again (the gates, on a clean checkout) → deliver →
 // report.
+import { settleReceived, withBudget, withBudgetLeft } from '../budget-step.js'
 import { rmSync } from 'node:fs'
 import { checkHandover, keepHandover, receive } from '../handover/receive.js'
 import { answerInputs, answerStep } from '../steps/answer.js'
@@ -17,7 +18,12 @@ export async function deliverJob(read: ReadRun, kind: JobKind, signal: AbortSign
   const ready = await admitAndPlan(read, kind)
   if (endsHere(ready)) return ready.end
   const received = await receive(ready)
-  if (endsHere(received)) return received.end
+  // The reserve job's lease (#38): settled at the agent job's metered spend, in full when no handover came.
+  const budget = await settleReceived(
+    ready,
+    endsHere(received) ? undefined : received.handover.result.cost.totalUsd
+  )
+  if (endsHere(received)) return withBudgetLeft(received.end, budget)
   try {
     keepHandover(ready.plan, received)
     const prepared = await prepare(ready)
@@ -30,7 +36,12 @@ export async function deliverJob(read: ReadRun, kind: JobKind, signal: AbortSign
     const cancelled = signal.aborted || own?.stopReason === 'cancelled'
     const delivery = await deliverReceived(prepared, result, handover.head, { problem, cancelled })
     if (!cancelled) await answerStep(answerInputs(prepared, result, delivery))
-    return await report(prepared, { result, followed: () => Promise.resolve() }, delivery, { cancelled })
+    return withBudgetLeft(
+      await report(prepared, { result, followed: () => Promise.resolve() }, withBudget(delivery, budget), {
+        cancelled
+      }),
+      budget
+    )
   } finally {
     rmSync(received.dir, { recursive: true, force: true })
   }

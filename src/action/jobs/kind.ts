@@ -2,7 +2,7 @@
 // one kind differ from another, passed down to the steps (which never ask the mode again).
 import type { ActionInputs } from '../inputs.js'
 
-export type JobKindName = 'one' | 'agent' | 'deliver' | 'resumed' | 'list' | 'dry-run'
+export type JobKindName = 'one' | 'agent' | 'deliver' | 'resumed' | 'list' | 'dry-run' | 'reserve'
 
 export interface JobKind {
   kind: JobKindName
@@ -47,6 +47,9 @@ export function jobKind(
     ...(inputs.resume !== undefined ? { resumes: inputs.resume } : {})
   }
   if (inputs.mode === 'list') return { ...values, kind: 'list', delivers: false }
+  // The first job of two with a budget (#38): it reserves the lease, and runs no agent.
+  if (inputs.mode === 'reserve')
+    return { ...values, kind: 'reserve', delivers: false, installsAgent: false, meters: false }
   if (inputs.dryRun) return { ...values, kind: 'dry-run' }
   if (inputs.mode === 'agent') return { ...values, kind: 'agent' }
   if (deliverJob) return { ...values, kind: 'deliver', artifactSuffix: '-deliver', verification: 'again' }

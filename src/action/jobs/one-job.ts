@@ -1,5 +1,6 @@
 // The one job (`mode: run`): admit → plan → ready → prepare → loop → deliver, or hand on when the chain goes
 // on → report.
+import { reserveStep, settleStep, withBudget, withBudgetLeft, withCap } from '../budget-step.js'
 import { deliverOrHandOn } from '../steps/deliver-or-hand-on.js'
 import { endsHere, type StepEnd } from '../steps/ending.js'
 import { loop } from '../steps/loop.js'
@@ -12,13 +13,19 @@ import type { JobKind } from './kind.js'
 export async function oneJob(read: ReadRun, kind: JobKind, signal: AbortSignal): Promise<StepEnd> {
   const ready = await admitAndPlan(read, kind)
   if (endsHere(ready)) return ready.end
-  const prepared = await prepare(ready)
-  if (endsHere(prepared)) return prepared.end
+  const held = await reserveStep(ready)
+  if (held !== undefined && endsHere(held)) return held.end
+  const prepared = await prepare(withCap(ready, held))
+  if (endsHere(prepared)) return withBudgetLeft(prepared.end, await settleStep(held, undefined))
   const looped = await loop(prepared, signal)
+  const budget = await settleStep(held, looped.result)
   const delivered = await deliverOrHandOn(prepared, looped, signal, {
     jobsSoFar: 1,
     carried: 0,
     resumed: false
   })
-  return report(prepared, looped, delivered.delivery, delivered)
+  return withBudgetLeft(
+    await report(prepared, looped, withBudget(delivered.delivery, budget), delivered),
+    budget
+  )
 }

@@ -26,6 +26,8 @@ export type OutputName =
   | 'continued-run'
   | 'matrix'
   | 'count'
+  | 'budget-left'
+  | 'lease'
 
 /** An error annotation at a file's line. */
 export interface Annotation {

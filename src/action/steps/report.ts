@@ -165,7 +165,7 @@ export async function report(
     await tracking.finalise({
       status: result,
       ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
-      ...(note ? { note } : {}),
+      ...(note || delivery.budget ? { note: [note, delivery.budget].filter(Boolean).join('\n\n') } : {}),
       ...(delivery.problems.length > 0 ? { undelivered: true } : {}),
       ...(delivery.continued && delivery.problems.length === 0 ? { continued: true } : {})
     })

@@ -32,7 +32,8 @@ export async function startMeter(
     try {
       proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
         maxCostUsd: config.maxCostUsd,
-        chainSpentUsd: resumed.spent.usd
+        chainSpentUsd: resumed.spent.usd,
+        cap: config.spending
       })
     } catch (error) {
       if (error instanceof ModelProxyError) throw new RalphError(error.message)
@@ -91,7 +92,8 @@ function fromChainSpend(meter: CostMeter, spent: Resumed['spent']): CostMeter {
     observe: usage => meter.observe(usage),
     endRun: final => meter.endRun(final),
     onChange: listener => meter.onChange(listener),
-    ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {})
+    ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {}),
+    ...(meter.ledgerRefusal ? { ledgerRefusal: () => meter.ledgerRefusal?.() } : {})
   }
 }
 
