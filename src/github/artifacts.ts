@@ -221,6 +221,15 @@ function counted(limit: number, over: () => Error, seen: { bytes: number }): Tra
 /** Reads what it is given and keeps none of it. */
 const nowhere = (): Writable => new Writable({ write: (_chunk, _encoding, done) => done() })
 
+/** Ends when `file` is closed (destroyed first if it is not): an fs stream closes once its open has come back. */
+function closed(file: Writable): Promise<void> {
+  if (file.closed) return Promise.resolve()
+  return new Promise(resolve => {
+    file.once('close', resolve)
+    file.destroy()
+  })
+}
+
 /** A new file for entry `name` inside `dir` (never an existing one, nor anything a link points to). */
 function fileFor(dir: string, name: string): Writable {
   const file = path.join(dir, name)
@@ -257,6 +266,14 @@ async function unpack(url: string, dir: string, rules: UnpackRules, timing: Retr
     // Every entry's bytes, written or not, against the bound of all (one count: entries may overlap in flight).
     const unpacked = { bytes: 0 }
     const entries: Promise<void>[] = []
+    // The files opened: on a refusal each is closed before the caller empties the folder (a file whose open was
+    // still on its way would otherwise appear after the emptying).
+    const files: Writable[] = []
+    const opened = (name: string): Writable => {
+      const file = fileFor(dir, name)
+      files.push(file)
+      return file
+    }
     zip.on('entry', entry => {
       const name = entry.path
       const most = entry.type === 'File' ? rules.most(name) : undefined
@@ -281,7 +298,7 @@ async function unpack(url: string, dir: string, rules: UnpackRules, timing: Retr
               entry,
               total,
               counted(most, () => new UnpackRefused('entry', name, most), { bytes: 0 }),
-              fileFor(dir, name)
+              opened(name)
             )
       entries.push(done.catch((error: Error) => refuse(error)))
     })
@@ -297,6 +314,7 @@ async function unpack(url: string, dir: string, rules: UnpackRules, timing: Retr
       if (refused) throw refused
     } catch (error) {
       source.destroy()
+      await Promise.all(files.map(closed))
       const failure = refused ?? (error as Error)
       if (failure instanceof UnpackRefused) throw failure
       if (first === 'download') throw new InTransit(failure.message, { cause: error })
