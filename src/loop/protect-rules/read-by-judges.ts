@@ -38,7 +38,7 @@ export function sourcedFiles(facts: JudgesFacts): string[] {
       if (hit) found.push(hit)
     }
   }
-  return found
+  return [...new Set(found)]
 }
 
 /** What each protected makefile includes, and the files its recipes run (`sh run-tests.sh`, `./check.sh`). */
@@ -60,7 +60,7 @@ export function makeFiles(facts: JudgesFacts): string[] {
       }
     }
   }
-  return found
+  return [...new Set(found)]
 }
 
 const PRELOAD_FLAGS =
@@ -115,7 +115,7 @@ export function setupFiles(facts: JudgesFacts): string[] {
     if (/(^|\/)(jest|vitest|vite)\.(config|setup)\.[cm]?[jt]s$|(^|\/)jest\.config\.json$/.test(file))
       for (const m of text.matchAll(/(['"`])((?:<rootDir>\/|\.{1,2}\/)[^'"`\n]+)\1/g)) add(m[2])
   }
-  return found
+  return [...new Set(found)]
 }
 
 /** Extensions of code (what the agent is asked to change), never data a test reads. */
@@ -134,5 +134,5 @@ export function dataFiles(facts: JudgesFacts, tests: ReadonlySet<string>): strin
       if (hit && !CODE.test(hit)) found.push(hit)
     }
   }
-  return found
+  return [...new Set(found)]
 }
