@@ -129,7 +129,7 @@ function inlinePair(plan: CanaryPlan, first: string): CanaryPlan {
 
 /** `export NAME="${NAME:+$NAME }"'value'`: the report's variables after the job's own. */
 const exportLine = (name: string, value: string): string =>
-  `export ${name}="\${${name}:+\$${name} }"${shlexQuote(value)}`
+  `export ${name}="\${${name}:+$${name} }"${shlexQuote(value)}`
 
 /**
  * The judges of one clean verification in `cwd` (the project in the checkout, still the action's own):
