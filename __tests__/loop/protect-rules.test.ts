@@ -1,7 +1,7 @@
 // The rules `auto` grew in #37 and `editable`'s, each against the corpus's own case and an honest neighbour it
 // must leave alone: a rule that protected the code under test would refuse every honest fix.
 import { describe, expect, test } from '@jest/globals'
-import { ruleFor, type ProtectRule } from '../../src/loop/protected.js'
+import { ruleFor, type ProtectRule } from '../../src/loop/protect/index.js'
 import { editableRule } from '../../src/loop/protect-rules/editable.js'
 import {
   dataFiles,
