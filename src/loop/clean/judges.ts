@@ -225,7 +225,15 @@ export function prepareJudges(input: {
       for (const j of judged) {
         const run = runs[j.index]
         if (!run || run.killedBy || run.timedOut) continue
-        const problems = judgeRun(j, run, input.baseline?.[j.index], input.checks[j.index].run, cwd)
+        const { problems, tests } = judgeRun(
+          j,
+          run,
+          input.baseline?.[j.index],
+          input.checks[j.index].run,
+          cwd
+        )
+        // The count the record and the pull request show: the report's, without the canaries.
+        if (tests) run.tests = tests
         if (j.plan) run.passed = problems.length === 0
         else if (problems.length > 0) run.passed = false
         if (problems.length === 0) continue
@@ -245,7 +253,7 @@ function judgeRun(
   start: CheckRun | undefined,
   command: string,
   cwd: string
-): string[] {
+): { problems: string[]; tests?: TestCount } {
   let text: string
   try {
     text = readFileSync(j.report, 'utf8')
@@ -256,13 +264,15 @@ function judgeRun(
   try {
     report = parseReport(j.runner, text, cwd)
   } catch (error) {
-    return [
-      `${j.runner} wrote no report the action could read (${(error as Error).message}): the tests were not run as the gate says`
-    ]
+    return {
+      problems: [
+        `${j.runner} wrote no report the action could read (${(error as Error).message}): the tests were not run as the gate says`
+      ]
+    }
   }
   if (j.plan) {
     const verdict = judgeCanaries(j.plan, report, run.exitCode)
-    if (!verdict.ok) return [CANARY_FAILURE, ...verdict.problems.map(p => `  ${p}`)]
+    if (!verdict.ok) return { problems: [CANARY_FAILURE, ...verdict.problems.map(p => `  ${p}`)] }
     report = verdict.report
   }
   const problems = countProblems(report, j.targets, undefined)
@@ -275,5 +285,6 @@ function judgeRun(
     problems.push(
       `${j.runner} skipped ${before.skipped} tests at the start and ${skipped} now, by the report it wrote`
     )
-  return problems
+  const failed = report.tests.filter(t => t.outcome === 'failed').length
+  return { problems, tests: { run: now, passed: now - failed, failed, skipped } }
 }
