@@ -40655,8 +40655,6 @@ function guardJobLog(stream) {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: ./src/proc/environ.ts
 // Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
 // strings the kernel put on the stack at exec, whatever the process did to its environment since). The
@@ -40832,6 +40830,8 @@ class BoundedCapture {
     }
 }
 
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: external "node:perf_hooks"
 var external_node_perf_hooks_ = __nccwpck_require__(643);
 ;// CONCATENATED MODULE: external "node:timers/promises"
@@ -41688,3463 +41688,6 @@ function keepHeapSmall() {
 
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/security/env.ts
-// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
-// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
-// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
-/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
-const SECRET_VARIABLES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'GH_ENTERPRISE_TOKEN',
-    'GITHUB_ENTERPRISE_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_*',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
-    'INPUT_*',
-    // The action's saved state between its main and post steps.
-    'STATE_*'
-];
-/**
- * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
- * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
- * given to a process of the loop, whatever the allow-list says.
- */
-const RUNNER_FILE_COMMANDS = [
-    'GITHUB_ENV',
-    'GITHUB_PATH',
-    'GITHUB_OUTPUT',
-    'GITHUB_STATE',
-    'GITHUB_STEP_SUMMARY'
-];
-const matches = (name, pattern) => pattern.endsWith('*')
-    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
-    : name.toUpperCase() === pattern.toUpperCase();
-/** True for a credential variable (ignoring any allow-list). */
-function isSecretVariable(name) {
-    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
-}
-const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
-/** Whether a process of the loop may keep `name`, given the user's allow-list. */
-function agentMayKeep(name, allow = []) {
-    if (isFileCommand(name))
-        return false;
-    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
-}
-/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
-function agentEnvironment(base, options = {}) {
-    const env = {};
-    for (const [name, value] of Object.entries(base))
-        if (value !== undefined &&
-            agentMayKeep(name, options.allow) &&
-            !options.remove?.some(p => matches(name, p)))
-            env[name] = value;
-    return { ...env, ...options.set };
-}
-/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
-function removedVariables(base, options = {}) {
-    const kept = agentEnvironment(base, options);
-    return Object.keys(base)
-        .filter(name => base[name] !== undefined && !(name in kept))
-        .sort();
-}
-/**
- * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
- * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
- * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
- */
-async function withoutSecretVariables(fn, allow = []) {
-    const saved = {};
-    for (const key of Object.keys(process.env))
-        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
-            saved[key] = process.env[key];
-            delete process.env[key];
-        }
-    try {
-        return await fn();
-    }
-    finally {
-        Object.assign(process.env, saved);
-    }
-}
-
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(48161);
-var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
-;// CONCATENATED MODULE: ./src/security/git-env.ts
-// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
-// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
-// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
-// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
-
-
-
-
-
-// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
-// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
-// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
-// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
-const HARDENING = [
-    ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false'],
-    ['core.attributesFile', '/dev/null'],
-    ['submodule.recurse', 'false'],
-    ['fetch.recurseSubmodules', 'false']
-];
-/** Environment variables that add `entries` as command-line-scope config, after any already set. */
-function configEnv(entries, base = {}) {
-    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
-    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
-    entries.forEach(([key, value], i) => {
-        env[`GIT_CONFIG_KEY_${start + i}`] = key;
-        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
-    });
-    return env;
-}
-let ownHome;
-let jobSafeDirectories;
-/** An empty HOME of the action's own (mode 0700), made once per process. */
-function gitHome() {
-    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
-    return ownHome;
-}
-/**
- * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
- * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
- */
-function safeDirectories() {
-    if (jobSafeDirectories)
-        return jobSafeDirectories;
-    try {
-        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
-            cwd: '/',
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-            timeout: 10_000
-        });
-        jobSafeDirectories = out.split('\n').filter(Boolean);
-    }
-    catch {
-        jobSafeDirectories = [];
-    }
-    return jobSafeDirectories;
-}
-/**
- * The variables for one git command of the action, merged over `base` by the caller (an undefined value
- * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
- * no prompt; `config` is added as command-line config.
- */
-function hermeticGitEnvironment(config = [], base = process.env) {
-    const env = {};
-    for (const name of Object.keys(base))
-        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
-            env[name] = undefined;
-    const home = gitHome();
-    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
-    return {
-        ...env,
-        HOME: home,
-        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
-        GIT_CONFIG_NOSYSTEM: '1',
-        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_ATTR_NOSYSTEM: '1',
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_ASKPASS: '',
-        SSH_ASKPASS: '',
-        ...configEnv([...HARDENING, ...trusted, ...config])
-    };
-}
-
-;// CONCATENATED MODULE: ./src/security/agent-env.ts
-// The agent's environment as its own user: its own HOME and names, nothing pointing into the runner's HOME.
-
-
-/**
- * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
- * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
- * settings (`repointed`) names their copy.
- */
-function agentUserEnvironment(env, user, repointed = {}) {
-    const out = {};
-    for (const [key, value] of Object.entries(env)) {
-        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
-            continue;
-        if (RUNNER_FILE_COMMANDS.includes(key))
-            continue;
-        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
-        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
-            continue;
-        out[key] = value;
-    }
-    // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
-    for (const [key, { from, to }] of Object.entries(repointed))
-        if (out[key] !== undefined && external_node_path_default().resolve(out[key]) === from)
-            out[key] = to;
-    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
-}
-
-;// CONCATENATED MODULE: ./src/security/isolation-types.ts
-/** Isolation could not be set up: the message is one line that says why and what to do. */
-class IsolationError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'IsolationError';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/security/processes.ts
-// The processes of a uid, read from /proc/<pid>/status (never from /proc/<pid>'s owner: a process that makes
-// itself non-dumpable shows as root's there).
-
-/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
-const statusBuffer = Buffer.alloc(1024);
-/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
-function statusHead(pid) {
-    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
-    try {
-        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-/**
- * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
- * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
- */
-function processesOf(uid) {
-    return scanProcesses(uid, false);
-}
-/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
-function zombiesOf(uid) {
-    return scanProcesses(uid, true);
-}
-function scanProcesses(uid, zombies) {
-    const pids = [];
-    let names;
-    try {
-        names = (0,external_node_fs_.readdirSync)('/proc');
-    }
-    catch {
-        return pids;
-    }
-    for (const name of names) {
-        if (!/^\d+$/.test(name))
-            continue;
-        let status;
-        try {
-            status = statusHead(name);
-        }
-        catch {
-            continue; // exited meanwhile
-        }
-        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
-        if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies)
-            continue;
-        if (uids.slice(1).some(u => Number(u) === uid))
-            pids.push(Number(name));
-    }
-    return pids;
-}
-
-;// CONCATENATED MODULE: ./src/security/scripts.ts
-// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
-// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
-// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
-// secure_path and deny-lists change nothing about what the agent gets.
-/**
- * A run holds its agent's user for its whole length: HOLDER (`PID:START` of the action's process) is written
- * to /run/ralph-action/agent-users/USER. A live other holder makes prepare and claim print `busy PID` and exit
- * 1, so two runs on one machine never share a uid (each kills every process of its uid).
- *
- * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS HOLDER [REACH...]` takes USER for
- * HOLDER and prints `user UID GID`,
- * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
- * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
- * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
- *
- * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
- * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID GID DIR OWNER_UID OWNER_GID
- * [MODE PATH]...` takes DIR back (GIVE_BACK) and restores those modes. Every process of UID must be dead by then.
- *
- * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
- * holds it: post, after a killed main, holds the user before it kills what is left of it.
- *
- * `bash -s -- release UID GID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
- * gives back what the agent owns in the work tree (GIVE_BACK), restores the modes, removes the HOME, UID's files
- * in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints `swept N`, and `problem MESSAGE`
- * for what it could not do (one names what stays UID's). Every process of UID must be dead by then.
- */
-/**
- * The bash function `sweep_files UID SECONDS KEEP PLACE...`: removes every file, link and (then empty) folder
- * that UID owns under each PLACE (a folder, not a link), but what is in the folder KEEP (the work tree, when it
- * lies in a PLACE; '' for none), and prints `swept N` (how many it removed), and `problem MESSAGE` when it ran out
- * of time. Links are removed, never followed, and nothing of another uid is touched: a folder of UID that holds
- * another user's file stays, with that file. A setuid file of UID goes with its name; no other name of it is
- * left (protected_hardlinks: UID could link it only where it could write). One file system each (-xdev):
- * nothing mounted inside is walked. UID must have no process left: find is not safe against an owner that
- * renames as it walks.
- */
-const SWEEP_FILES = `
-sweep_files() {
-  local uid=$1 seconds=$2 keep=$3 place found=() skip=() n
-  shift 3
-  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$(realpath -e -- "$place")"); done
-  if [ \${#found[@]} -eq 0 ]; then printf 'swept 0\\n'; return 0; fi
-  # As find names it (real paths both), its glob characters escaped.
-  if [ -n "$keep" ] && keep=$(realpath -e -- "$keep" 2>/dev/null); then
-    keep=$(printf '%s' "$keep" | sed 's/[][*?\\\\]/\\\\&/g')
-    skip=(! -path "$keep" ! -path "$keep/*")
-  fi
-  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \${skip[@]+"\${skip[@]}"} \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
-  [ $? -eq 137 ] && problem "the removal of uid $uid's files from $* ran out of its $seconds s: some may be left"
-  printf 'swept %s\\n' "$n"
-}
-`;
-/**
- * The bash functions `give_back UID GID OWNER GROUP LABEL PATH...` and `left UID TOP LABEL PATH...`.
- * give_back makes what UID owns under each PATH, at any depth, OWNER:GROUP's, setuid and setgid bits cleared
- * first. chown -R and find -execdir walk folder by folder, so neither depth nor a path longer than PATH_MAX stops
- * them, and they follow no link. A file of UID's with other names (a hard link into /tmp) is first copied apart
- * under a short name (a name of 250 bytes has no room for a suffix): the chown would make those other names
- * OWNER's too, and the sweep would pass them by. One that cannot be copied (no space left) stays UID's, with its
- * other names. left prints one `problem` line naming (the first ten, relative to TOP, shell-quoted) what UID
- * still owns under the PATHs. LABEL names the PATHs in a problem line (it never holds a name of the agent's).
- */
-const GIVE_BACK = `
-copy_apart='for f; do
-  [ "$(stat -c %h -- "$f")" -gt 1 ] || continue
-  t=$(mktemp -- ./.ralph-apart.XXXXXX) && { cp -p -- "$f" "$t" && mv -f -- "$t" "$f" && continue; rm -f -- "$t"; }
-  stat -c %d:%i -- "$f"
-done'
-keep_uncopied='to=$1; shift
-set -f; all=" $(printf "%s " $UNCOPIED)"
-for f; do
-  case "$all" in *" $(stat -c %d:%i -- "$f") "*) chown -h -- "$to" "$f" ;; esac
-done'
-give_back() {
-  local uid=$1 gid=$2 owner=$3 group=$4 label=$5 uncopied
-  shift 5
-  find "$@" -uid "$uid" ! -type l -perm /6000 -execdir chmod ug-s -- {} + 2>/dev/null || problem "could not clear setuid bits in $label"
-  uncopied=$(find "$@" -uid "$uid" -type f -links +1 -execdir bash -c "$copy_apart" copy-apart {} + 2>/dev/null)
-  chown -R -h --from="$uid" -- "$owner:$group" "$@" 2>/dev/null
-  [ -z "$uncopied" ] || UNCOPIED=$uncopied find "$@" -uid "$owner" -type f -links +1 -execdir bash -c "$keep_uncopied" keep "$uid:$gid" {} + 2>/dev/null
-  return 0
-}
-left() {
-  local uid=$1 top=$2 label=$3 n=0 entry kind links p names='' more=''
-  shift 3
-  while IFS= read -r -d '' entry; do
-    n=$((n + 1))
-    [ "$n" -le 10 ] || continue
-    kind=\${entry%% *} entry=\${entry#* } links=\${entry%% *} p=\${entry#* }
-    p=\${p#"$top"/}
-    [ "\${#p}" -le 160 ] || p="\${p:0:70}...\${p: -70}"
-    names+=" $(printf '%q' "$p")"
-    [ "$kind" != f ] || [ "$links" -le 1 ] || names+=" (it has $links names: not copied apart)"
-  done < <(find "$@" -uid "$uid" -printf '%y %n %p\\0' 2>/dev/null)
-  [ "$n" -le 10 ] || more=" and $((n - 10)) more"
-  [ "$n" -ne 1 ] || problem "1 entry of $label could not be given back and stays uid $uid's:$names"
-  [ "$n" -le 1 ] || problem "$n entries of $label could not be given back and stay uid $uid's:$names$more"
-}
-`;
-const PRIVILEGED = `
-set -u
-${SWEEP_FILES}
-${GIVE_BACK}
-shopt -s dotglob nullglob
-fail() { printf 'error %s\\n' "$*"; exit 1; }
-problem() { printf 'problem %s\\n' "$*"; }
-as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
-# The entries of the work tree, .git left out: it stays the owner's, readable only.
-entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
-holds=/run/ralph-action/agent-users
-# Lets the agent's user ($uid, $gid) pass through every folder down to $1 (o+x: no listing); prints each opened.
-pass() {
-  local dirs=() d=$1
-  while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
-  for d in "\${dirs[@]}"; do
-    as_agent test -x "$d" && continue
-    printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
-    chmod o+x -- "$d" || fail "could not let $user pass through $d"
-  done
-}
-# Whether PID:START names a process that is running (the start time tells a reused pid apart).
-alive() {
-  local stat rest
-  stat=$(cat "/proc/\${1%%:*}/stat" 2>/dev/null) || return 1
-  rest=\${stat##*) }
-  set -- "\${1#*:}" $rest
-  [ "$1" = "\${21}" ]
-}
-# Every process of USER is killed (kill -1 as that user), in rounds, so a fork loop cannot outrun it.
-sweep() {
-  local u g round
-  u=$(id -u "$1" 2>/dev/null) || return 0
-  g=$(id -g "$1")
-  for round in 1 2 3 4 5 6 7 8 9 10; do
-    setpriv --reuid="$u" --regid="$g" --clear-groups -- bash -c 'kill -s KILL -1' 2>/dev/null
-    sleep 0.05
-  done
-}
-# take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
-# The folder is root's alone: no other user may open the lock file, and hold it to stall every run (flock).
-take() {
-  local file="$holds/$1" held
-  mkdir -p "$holds" && chmod 0700 "$(dirname "$holds")" "$holds" && exec 9>>"$holds/.lock" &&
-    flock -w 30 9 || fail "could not hold the user $1 in $holds"
-  held=$(cat -- "$file" 2>/dev/null)
-  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ]; then
-    if alive "$held"; then
-      printf 'busy %s\\n' "\${held%%:*}"
-      exit 1
-    fi
-    # A dead run's leftovers die before its user is another run's.
-    sweep "$1"
-  fi
-  printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
-  exec 9>&-
-}
-step=$1; shift
-if [ "$step" = prepare ]; then
-  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7 holder=$8; shift 8
-  take "$user" "$holder"
-  if ! id -u "$user" >/dev/null 2>&1; then
-    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
-      fail "useradd could not create the user $user: $out"
-  fi
-  uid=$(id -u "$user") gid=$(id -g "$user")
-  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
-  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
-  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
-  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
-  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
-    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" || fail "could not make a fresh HOME for $user at $home"
-  # The staged settings: links and special files never (staging copied none; this is the boundary's own check).
-  if [ -n "$settings" ]; then
-    cp -R -P --preserve=mode -- "$settings/." "$home/" && find "$home" -mindepth 1 ! -type f ! -type d -delete ||
-      fail "could not copy the agent's settings into $home"
-  fi
-  chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
-  printf 'user %s %s\\n' "$uid" "$gid"
-  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
-  pass "$(dirname -- "$tree")"
-  for r in "$@"; do pass "$r"; done
-  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
-  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
-  # never rename or remove .git. A file with other names (a hard link into a package store outside) stays the
-  # owner's: giving it would give those names too, for the agent to write. By full path first (fast), then what
-  # is left from its own folder (a path longer than PATH_MAX).
-  mapfile -d '' -t found < <(entries)
-  if [ \${#found[@]} -gt 0 ]; then
-    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -exec chown -h "$uid:$gid" -- {} + 2>/dev/null
-    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -execdir chown -h "$uid:$gid" -- {} + ||
-      fail "could not give the work tree $tree to $user"
-  fi
-  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
-  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
-  if [ -n "$program" ] && ! as_agent test -x "$program"; then
-    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
-  fi
-elif [ "$step" = claim ]; then
-  take "$1" "$2" "$3"
-elif [ "$step" = release ]; then
-  uid=$1 gid=$2 home=$3 tree=$4 owner=$5 ownergroup=$6 topgid=$7 topmode=$8 user=$9 holder=\${10} seconds=\${11} folders=\${12}
-  shift 12
-  mapfile -d '' -t found < <(entries)
-  [ \${#found[@]} -eq 0 ] || give_back "$uid" "$gid" "$owner" "$ownergroup" "the work tree $tree" "\${found[@]}"
-  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
-  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
-  rm -rf -- "$home" || problem "could not remove $home"
-  IFS=: read -r -a folders <<< "$folders"
-  sweep_files "$uid" "$seconds" "$tree" "\${folders[@]}"
-  if [ \${#found[@]} -gt 0 ]; then
-    # A file kept for its other names, which went with the HOME or the sweep, has no other name now.
-    find "\${found[@]}" -uid "$uid" ! \\( -type f -links +1 \\) -execdir chown -h "$owner:$ownergroup" -- {} + 2>/dev/null
-    left "$uid" "$tree" "the work tree $tree" "\${found[@]}"
-  fi
-  [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
-elif [ "$step" = lend ]; then
-  uid=$1 gid=$2 dir=$3 user=$4
-  pass "$(dirname -- "$dir")"
-  chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
-elif [ "$step" = reclaim ]; then
-  uid=$1 gid=$2 dir=$3 owner=$4 ownergroup=$5; shift 5
-  give_back "$uid" "$gid" "$owner" "$ownergroup" "$dir" "$dir"
-  left "$uid" "$dir" "$dir" "$dir"
-  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
-else
-  fail "unknown step $step"
-fi
-`;
-/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
-const LAUNCHER = `
-for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
-while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
-exec "$@"
-`;
-/** Every process of the user running this is killed (kill(-1) spares only the caller). */
-const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
-/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
-const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
-
-;// CONCATENATED MODULE: ./src/security/settings.ts
-// The agent CLI's own settings, for an agent that runs as its own user with a fresh HOME: a copy of the files
-// and folders its preset names (never the runner's whole HOME), staged by the action's own user in a folder of
-// its own, then put into the agent's HOME by the isolation's prepare step while that HOME is still root's. No
-// symbolic link is followed or copied (one could point out of the settings into the runner's secrets), nothing
-// but regular files and folders is copied, and the originals are never the agent's: it cannot write back.
-
-
-
-/** A copy larger than this in all is cut short (a ~/.claude can hold gigabytes of old transcripts). */
-const MAX_BYTES = 64 * 1024 * 1024;
-/**
- * Copies each existing `from` into a fresh staging folder at `to`, without following a symbolic link anywhere
- * (the place itself included). Answers what it copied and what it left out, and why.
- */
-function stageSettings(copies, parent = (0,external_node_os_.tmpdir)()) {
-    const staged = { copied: [], skipped: [] };
-    let bytes = 0;
-    let dir;
-    const skip = (file, why) => {
-        staged.skipped.push(`${file} (${why})`);
-    };
-    const copy = (from, to) => {
-        const stat = (0,external_node_fs_.lstatSync)(from);
-        if (stat.isSymbolicLink())
-            return (skip(from, 'a symbolic link'), 0);
-        if (stat.isDirectory()) {
-            (0,external_node_fs_.mkdirSync)(to, { recursive: true, mode: 0o700 });
-            let files = 0;
-            for (const entry of (0,external_node_fs_.readdirSync)(from).sort())
-                files += copy(external_node_path_default().join(from, entry), external_node_path_default().join(to, entry));
-            return files;
-        }
-        if (!stat.isFile())
-            return (skip(from, 'not a regular file'), 0);
-        if (bytes + stat.size > MAX_BYTES)
-            return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0);
-        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read; O_NONBLOCK: a FIFO is not waited on.
-        const fd = (0,external_node_fs_.openSync)(from, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
-        try {
-            if (!(0,external_node_fs_.fstatSync)(fd).isFile())
-                return (skip(from, 'not a regular file'), 0);
-            const content = (0,external_node_fs_.readFileSync)(fd);
-            bytes += content.length;
-            (0,external_node_fs_.writeFileSync)(to, content, { mode: stat.mode & 0o700 });
-        }
-        finally {
-            (0,external_node_fs_.closeSync)(fd);
-        }
-        return 1;
-    };
-    for (const { from, to } of copies) {
-        try {
-            (0,external_node_fs_.lstatSync)(from);
-        }
-        catch {
-            continue; // the CLI has no settings there: nothing to copy
-        }
-        dir ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(parent, 'ralph-agent-settings-'));
-        const target = external_node_path_default().join(dir, to);
-        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(target), { recursive: true, mode: 0o700 });
-        try {
-            const files = copy(from, target);
-            if (files > 0)
-                staged.copied.push(`${from} → ~/${to} (${files} file${files === 1 ? '' : 's'})`);
-        }
-        catch (error) {
-            skip(from, error.code ?? error.message);
-        }
-    }
-    if (dir)
-        staged.dir = dir;
-    return staged;
-}
-
-;// CONCATENATED MODULE: ./src/security/isolation.ts
-// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
-// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
-// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
-// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
-// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
-// passwordless sudo; whenever none of them is running, every process of that uid is killed.
-
-
-
-
-
-
-
-
-
-
-
-
-const DEFAULT_AGENT_USER = 'ralph-agent';
-/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
-const HOMES = '/var/lib/ralph-action';
-/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
-const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
-/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
-const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
-const BASH = ['bash', '--norc', '--noprofile', '-c'];
-/** Rounds of kill(-1) before a uid that keeps forking is reported. */
-const KILL_ROUNDS = 20;
-/** Tenths of a second to wait for the uid's killed processes to be reaped (init may take a second). */
-const REAP_WAITS = 50;
-/** The most processes (threads count: a node program has about ten) the agent's uid may have at once. */
-const DEFAULT_AGENT_MAX_PROCESSES = 4096;
-/** The lowest cap an agent can work under: its CLI, a shell and a test runner, with their threads. */
-const MIN_AGENT_MAX_PROCESSES = 32;
-/** Where every user may write outside the work tree: what the agent's uid leaves there is removed at the end. */
-const SHARED_TEMP_FOLDERS = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/dev/mqueue'];
-/** The longest the removal of the agent's files from SHARED_TEMP_FOLDERS may take, in seconds. */
-const SWEEP_SECONDS = 120;
-/** Another run on this machine holds the agent's user. */
-class UserBusy extends Error {
-    pid;
-    constructor(pid) {
-        super(`held by pid ${pid}`);
-        this.pid = pid;
-    }
-}
-/** Users the default name may take when another run holds it: ralph-agent, ralph-agent-2, … */
-const DEFAULT_USERS = 8;
-/** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
-const thisHolder = () => `${process.pid}:${processIdentity(process.pid) ?? ''}`;
-/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
-function isolationPrivilege() {
-    if (process.platform !== 'linux')
-        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
-    for (const tool of ['setpriv', 'prlimit'])
-        if (!which(tool, { cwd: '/', path: SYSTEM_PATH }))
-            return { why: `${tool} (util-linux) is not installed` };
-    if (process.getuid?.() === 0)
-        return { privilege: 'root' };
-    const me = `ralph-action runs as ${(0,external_node_os_.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
-    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
-        return { why: `${me}, and sudo is not installed` };
-    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
-    if (probe.status !== 0)
-        return { why: `${me}, and without passwordless sudo` };
-    return { privilege: 'sudo' };
-}
-/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
-const asRoot = (privilege, argv) => privilege === 'root' ? argv : [trustedProgram('sudo', true), '-n', '--', ...argv];
-/**
- * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
- * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
- * a fork loop fails at the cap instead of exhausting the machine. The kills go without it: at the cap, a
- * capped exec as that uid would fail (EAGAIN).
- */
-function asAgent(state, argv, maxProcesses) {
-    const { uid, gid } = state.user;
-    return asRoot(state.privilege, [
-        ...(maxProcesses === undefined
-            ? []
-            : [trustedProgram('prlimit', true), `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
-        trustedProgram('setpriv', true),
-        `--reuid=${uid}`,
-        `--regid=${gid}`,
-        '--clear-groups',
-        '--no-new-privs',
-        '--',
-        ...argv
-    ]);
-}
-/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
-async function privileged(privilege, args) {
-    const result = await runProcess({
-        argv: asRoot(privilege, [trustedProgram('bash', true), '-s', '--', ...args]),
-        cwd: '/',
-        env: SYSTEM_ENV,
-        input: PRIVILEGED,
-        // A step never waits forever (a chown of a large work tree takes a while; a stalled one is cut).
-        timeoutMs: 600_000
-    });
-    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
-    const lines = out.split('\n').filter(Boolean);
-    const error = lines.find(line => line.startsWith('error '));
-    if (error)
-        throw new IsolationError(error.slice('error '.length));
-    const busy = lines.find(line => line.startsWith('busy '));
-    if (busy)
-        throw new UserBusy(Number(busy.slice('busy '.length)));
-    if (result.exitCode !== 0) {
-        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
-        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
-    }
-    return lines;
-}
-const inside = (child, parent) => {
-    const rel = external_node_path_default().relative(parent, child);
-    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
-};
-/**
- * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
- * Throws IsolationError (one line) when the user or the work tree cannot be set up.
- */
-async function isolateAgent(options) {
-    const name = options.user ?? DEFAULT_AGENT_USER;
-    // The default name stands for any of ours: a run that finds it held takes the next one.
-    const names = name === DEFAULT_AGENT_USER
-        ? Array.from({ length: DEFAULT_USERS }, (_, i) => (i === 0 ? name : `${name}-${i + 1}`))
-        : [name];
-    for (const [i, candidate] of names.entries()) {
-        try {
-            return await isolateAs(candidate, options);
-        }
-        catch (error) {
-            if (!(error instanceof UserBusy))
-                throw error;
-            if (i === names.length - 1)
-                throw new IsolationError(names.length > 1
-                    ? `The agent's users ${name} to ${candidate} are all held by other runs on this machine (the last by pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
-                    : `The agent's user ${name} is held by another run on this machine (pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`);
-            options.log?.(`The agent's user ${candidate} is held by another run (pid ${error.pid}): trying ${names[i + 1]}.`);
-        }
-    }
-    throw new IsolationError('no agent user was tried');
-}
-async function isolateAs(name, options) {
-    if (!AGENT_USER_NAME.test(name))
-        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
-    const workTree = external_node_path_default().resolve(options.workTree);
-    const maxProcesses = options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
-    if (!Number.isInteger(maxProcesses) || maxProcesses < 1)
-        throw new IsolationError(`The agent's process cap must be a positive whole number, got ${maxProcesses}.`);
-    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
-    if (paths.some(p => /[\n\r]/.test(p)))
-        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
-    if (workTree === '/')
-        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
-    for (const other of options.outside ?? [])
-        if (other && inside(external_node_path_default().resolve(other), workTree))
-            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
-    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-    const home = `${HOMES}/${name}`;
-    const holder = thisHolder();
-    // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
-    const staged = stageSettings(options.settings ?? []);
-    if (staged.dir && /[\n\r]/.test(staged.dir))
-        throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
-    let lines;
-    try {
-        lines = await privileged(options.privilege, [
-            'prepare',
-            name,
-            home,
-            workTree,
-            String(owner.uid),
-            (process.getgroups?.() ?? [owner.gid]).join(','),
-            options.program ?? '',
-            staged.dir ?? '',
-            holder,
-            ...(options.reach ?? [])
-        ]);
-    }
-    finally {
-        if (staged.dir)
-            (0,external_node_fs_.rmSync)(staged.dir, { recursive: true, force: true });
-    }
-    for (const copied of staged.copied)
-        options.log?.(`The agent's user gets a copy of ${copied}.`);
-    for (const skipped of staged.skipped)
-        options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`);
-    const repointed = {};
-    for (const { variable, from, to } of options.settings ?? [])
-        if (variable)
-            repointed[variable] = { from, to: external_node_path_default().join(home, to) };
-    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
-    const [uid, gid] = field('user').map(Number);
-    const [topGid, topMode] = field('top');
-    const opened = lines
-        .filter(line => line.startsWith('opened '))
-        .map(line => {
-        const [, mode, ...rest] = line.split(' ');
-        return { mode, path: rest.join(' ') };
-    });
-    const state = {
-        user: { name, uid, gid, home },
-        holder,
-        privilege: options.privilege,
-        workTree,
-        owner,
-        top: { gid: Number(topGid), mode: topMode },
-        opened,
-        repointed,
-        maxProcesses
-    };
-    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
-        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
-    return isolation(state, options.log);
-}
-/** The isolation a saved state describes (post, after main was killed, releases it with this). */
-function isolation(state, log) {
-    const said = new Set();
-    const signaller = agentSignaller(state);
-    let running = 0;
-    let reaped = [];
-    const command = (argv, env) => {
-        const agentEnv = agentUserEnvironment(env, state.user, state.repointed);
-        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
-        const cap = state.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
-        if (state.privilege === 'root')
-            return { argv: asAgent(state, argv, cap), env: agentEnv, stdin: Buffer.alloc(0) };
-        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
-        const entries = [];
-        for (const [key, value] of Object.entries(agentEnv)) {
-            if (value === undefined)
-                continue;
-            if (IDENTIFIER.test(key))
-                entries.push(`${key}=${value}\0`);
-            else if (!said.has(key)) {
-                said.add(key);
-                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
-            }
-        }
-        return {
-            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv], cap),
-            env: SYSTEM_ENV,
-            stdin: Buffer.from(`${entries.join('')}\0`)
-        };
-    };
-    const killLive = async () => {
-        const found = new Set();
-        for (let round = 0; round < KILL_ROUNDS; round++) {
-            const pids = processesOf(state.user.uid);
-            if (pids.length === 0)
-                return [...found];
-            for (const pid of pids) {
-                if (!found.has(pid))
-                    reaped.push(pid);
-                found.add(pid);
-            }
-            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
-            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
-            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
-            if (round > 0)
-                await (0,promises_namespaceObject.setTimeout)(20);
-        }
-        const left = processesOf(state.user.uid);
-        if (left.length > 0)
-            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
-        return [...found];
-    };
-    const killAll = async () => {
-        const found = await killLive();
-        // The dead count against the cap until reaped: the next program would find a fork loop's share still taken.
-        for (let wait = 0; wait < REAP_WAITS && zombiesOf(state.user.uid).length > 0; wait++)
-            await (0,promises_namespaceObject.setTimeout)(100);
-        return found;
-    };
-    const run = async (options) => {
-        const env = options.env ?? process.env;
-        // As run directly: a program that is not there is not started (the loop says which one is missing).
-        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
-            return notFound(options);
-        const agent = command(options.argv, env);
-        const input = agent.stdin.length === 0
-            ? options.input
-            : Buffer.concat([
-                agent.stdin,
-                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
-            ]);
-        running++;
-        let exited = false;
-        let killing;
-        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
-        const ended = () => {
-            if (exited)
-                return;
-            exited = true;
-            if (--running === 0)
-                killing = killAll();
-        };
-        try {
-            return await runProcess({
-                ...options,
-                argv: agent.argv,
-                env: agent.env,
-                ...(input !== undefined ? { input } : {}),
-                signaller,
-                onExit: () => {
-                    ended();
-                    options.onExit?.();
-                }
-            });
-        }
-        finally {
-            ended();
-            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
-            if (killing)
-                await killing;
-            else if (running === 0)
-                await killAll();
-        }
-    };
-    const release = async () => {
-        const problems = [];
-        // Held first (post takes over from a killed main): a run that took the user since is left alone.
-        const holder = thisHolder();
-        try {
-            await privileged(state.privilege, ['claim', state.user.name, holder, state.holder]);
-        }
-        catch (error) {
-            if (error instanceof UserBusy)
-                return [
-                    `the agent's user ${state.user.name} is held by another run (pid ${error.pid}) since this one ended: its processes and HOME are that run's, left alone`
-                ];
-            return [error.message];
-        }
-        try {
-            await killAll();
-        }
-        catch (error) {
-            // The work tree is not handed back while a process of the agent's user could still race the chown.
-            return [error.message];
-        }
-        const { user, owner, top, workTree } = state;
-        try {
-            const lines = await privileged(state.privilege, [
-                'release',
-                String(user.uid),
-                String(user.gid),
-                user.home,
-                workTree,
-                String(owner.uid),
-                String(owner.gid),
-                String(top.gid),
-                top.mode,
-                user.name,
-                holder,
-                String(SWEEP_SECONDS),
-                SHARED_TEMP_FOLDERS.join(':'),
-                ...state.opened.flatMap(o => [o.mode, o.path])
-            ]);
-            for (const line of lines)
-                if (line.startsWith('problem '))
-                    problems.push(line.slice('problem '.length));
-            const swept = lines.find(line => line.startsWith('swept '));
-            const n = Number(swept?.slice('swept '.length) ?? 0);
-            // Said when there were any (none is the usual case, and the CLI keeps its stderr for what matters).
-            if (n > 0)
-                log?.(`Removed ${n} file${n === 1 ? '' : 's'} the agent's user ${user.name} left outside the work tree (in ${SHARED_TEMP_FOLDERS.join(', ')}; its HOME is removed whole).`);
-        }
-        catch (error) {
-            problems.push(error.message);
-        }
-        return problems;
-    };
-    const lend = async (dir) => {
-        const target = external_node_path_default().resolve(dir);
-        if (/[\n\r]/.test(target))
-            throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
-        const { uid, gid, name } = state.user;
-        const lines = await privileged(state.privilege, ['lend', String(uid), String(gid), target, name]);
-        const opened = lines
-            .filter(line => line.startsWith('opened '))
-            .map(line => {
-            const [, mode, ...rest] = line.split(' ');
-            return { mode, path: rest.join(' ') };
-        });
-        return async () => {
-            try {
-                await killAll();
-            }
-            catch (error) {
-                return [error.message];
-            }
-            try {
-                const back = await privileged(state.privilege, [
-                    'reclaim',
-                    String(uid),
-                    String(gid),
-                    target,
-                    String(state.owner.uid),
-                    String(state.owner.gid),
-                    // The deepest first: a folder is closed again after those below it.
-                    ...opened.reverse().flatMap(o => [o.mode, o.path])
-                ]);
-                return back.filter(line => line.startsWith('problem ')).map(line => line.slice('problem '.length));
-            }
-            catch (error) {
-                return [error.message];
-            }
-        };
-    };
-    return {
-        state,
-        user: state.user,
-        lend,
-        command,
-        environment: env => agentUserEnvironment(env, state.user, state.repointed),
-        signaller,
-        runProcess: run,
-        killAll,
-        leftovers: () => {
-            const pids = reaped;
-            reaped = [];
-            return pids;
-        },
-        release
-    };
-}
-/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
-function notFound(options) {
-    const program = options.argv[0] ?? '';
-    if (options.logFile) {
-        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
-        (0,external_node_fs_.appendFileSync)(options.logFile, '');
-    }
-    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
-    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
-        code: 'ENOENT',
-        errno: -2,
-        syscall: `spawn ${program}`,
-        path: program
-    });
-    return {
-        exitCode: null,
-        signal: null,
-        timedOut: false,
-        aborted: false,
-        spawnError,
-        stdout: none,
-        stderr: none,
-        durationMs: 0
-    };
-}
-/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
-function agentSignaller(state) {
-    return (pids, sig) => {
-        const denied = [];
-        for (const pid of pids) {
-            try {
-                process.kill(pid, sig);
-            }
-            catch (error) {
-                if (error.code === 'EPERM')
-                    denied.push(pid);
-            }
-        }
-        if (denied.length === 0)
-            return;
-        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
-        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
-    };
-}
-
-;// CONCATENATED MODULE: ./src/security/runner-files.ts
-// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
-// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
-// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
-// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
-// user wrote into them during the loop is cut back afterwards.
-
-
-/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
-function guardRunnerFiles(env, options) {
-    const saved = [];
-    for (const name of RUNNER_FILE_COMMANDS) {
-        const file = env[name];
-        if (!file)
-            continue;
-        try {
-            const mode = (0,external_node_fs_.statSync)(file).mode & 0o7777;
-            saved.push({ name, file, content: (0,external_node_fs_.readFileSync)(file), mode });
-            if (options.close)
-                (0,external_node_fs_.chmodSync)(file, mode & 0o700);
-        }
-        catch {
-            // Not there (a runner that does not set it, or a local run): nothing to guard.
-        }
-    }
-    return {
-        restore: () => {
-            const changed = [];
-            for (const { name, file, content, mode } of saved) {
-                let now;
-                try {
-                    now = (0,external_node_fs_.readFileSync)(file);
-                }
-                catch {
-                    now = undefined;
-                }
-                if (!now || !now.equals(content)) {
-                    (0,external_node_fs_.writeFileSync)(file, content);
-                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
-                    changed.push(added > 0
-                        ? `${added} bytes appended to ${name} during the loop were cut back`
-                        : `${name} was changed during the loop and was put back as it was`);
-                }
-                try {
-                    (0,external_node_fs_.chmodSync)(file, mode);
-                }
-                catch {
-                    // Gone meanwhile: written again above.
-                }
-            }
-            return changed;
-        }
-    };
-}
-
-;// CONCATENATED MODULE: ./src/security/index.ts
-// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
-// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/git/git.ts
-// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
-// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures). A call may be bounded: a git
-// that reads the work tree can wait forever on what the agent left there (a FIFO where it opens a file).
-
-
-const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
-const MAX_STDERR = 64 * 1024;
-/** After a stop signal: time for a git that is only busy to finish (its commit is the iteration's work). */
-const STOP_GRACE_MS = 20_000;
-/** After SIGTERM (git removes its lock files on it), before SIGKILL. */
-const KILL_GRACE_MS = 2_000;
-/** Runs git; stdout as bytes. */
-function gitOutput(args, options) {
-    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
-    return new Promise(resolve => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
-            cwd: options.cwd,
-            env: { ...process.env, ...options.env },
-            stdio: ['pipe', 'pipe', 'pipe']
-        });
-        const out = [];
-        const err = [];
-        let outBytes = 0;
-        let errBytes = 0;
-        let truncated = false;
-        let stopped;
-        const timers = [];
-        const stop = (why) => {
-            if (stopped !== undefined || child.exitCode !== null || child.signalCode !== null)
-                return;
-            stopped = why;
-            child.kill('SIGTERM');
-            timers.push(setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS));
-        };
-        if (options.timeoutMs !== undefined)
-            timers.push(setTimeout(() => stop(`it ran for over ${Math.round((options.timeoutMs ?? 0) / 1000)} s`), options.timeoutMs));
-        const onAbort = () => {
-            timers.push(setTimeout(() => stop("it was still running when the run's time was over"), options.stopGraceMs ?? STOP_GRACE_MS));
-        };
-        if (options.signal?.aborted)
-            onAbort();
-        else
-            options.signal?.addEventListener('abort', onAbort, { once: true });
-        let settled = false;
-        const finish = (result) => {
-            if (settled)
-                return;
-            settled = true;
-            for (const timer of timers)
-                clearTimeout(timer);
-            options.signal?.removeEventListener('abort', onAbort);
-            resolve(result);
-        };
-        child.stdout.on('data', (chunk) => {
-            if (outBytes >= maxStdout) {
-                truncated = true;
-                return;
-            }
-            const room = maxStdout - outBytes;
-            if (chunk.length > room)
-                truncated = true;
-            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-            out.push(kept);
-            outBytes += kept.length;
-        });
-        child.stderr.on('data', (chunk) => {
-            if (errBytes >= MAX_STDERR)
-                return;
-            err.push(chunk);
-            errBytes += chunk.length;
-        });
-        child.on('error', error => {
-            finish({
-                exitCode: 127,
-                stdout: Buffer.alloc(0),
-                stderr: `git could not be started: ${error.message}`,
-                stdoutTruncated: false
-            });
-        });
-        child.on('close', code => {
-            const stderr = Buffer.concat(err).toString('utf8');
-            finish({
-                exitCode: stopped !== undefined ? 124 : (code ?? 128),
-                stdout: Buffer.concat(out),
-                stderr: stopped !== undefined
-                    ? `git was stopped: ${stopped} (a git that reads the work tree waits on nothing of it for long; was a special file in its way?)${stderr.trim() ? `; it said: ${stderr.trim().split('\n')[0]}` : ''}`
-                    : stderr,
-                stdoutTruncated: truncated
-            });
-        });
-        child.stdin.on('error', () => undefined);
-        child.stdin.end(options.input ?? '');
-    });
-}
-/** Runs git; stdout decoded as UTF-8 text (for output that is not paths of the tree). */
-async function runGit(args, options) {
-    const result = await gitOutput(args, options);
-    return { ...result, stdout: result.stdout.toString('utf8') };
-}
-/** Thrown when a git call that must succeed fails: names the command and git's own message. */
-class GitError extends Error {
-    args;
-    result;
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.toString().trim()}`);
-        this.args = args;
-        this.result = result;
-        this.name = 'GitError';
-    }
-}
-/** Runs git and throws GitError unless it exits 0. */
-async function gitOrThrow(args, options) {
-    const result = await runGit(args, options);
-    if (result.exitCode !== 0)
-        throw new GitError(args, result);
-    return result;
-}
-/**
- * git with `input` on stdin, answering its whole stdout as bytes (object contents, -z listings); a non-zero
- * exit rejects with stderr's first line. For commands whose output the caller needs whole and exact.
- */
-async function gitBytes(cwd, args, options = {}) {
-    const result = await gitOutput(args, { cwd, ...options, maxStdoutBytes: Number.POSITIVE_INFINITY });
-    if (result.exitCode !== 0)
-        throw new Error(`git ${args[0]} failed: ${result.stderr.trim().split('\n')[0]}`);
-    return result.stdout;
-}
-
-// EXTERNAL MODULE: external "node:buffer"
-var external_node_buffer_ = __nccwpck_require__(4573);
-;// CONCATENATED MODULE: ./src/text/tree-path.ts
-// A path of the work tree is bytes (git's and the file system's), not text: a name need not be UTF-8. Here a
-// path is a string that holds UTF-8 as its characters and every other byte as a lone surrogate U+DC80–U+DCFF
-// (Python's surrogateescape), so it compares, keys a map and matches a glob exactly, and turns back into the
-// same bytes for the file system and git. A log line names one with `showPath`.
-
-
-/** A byte that is not part of UTF-8, kept in a path string. */
-const ESCAPED_BYTE = /[\u{dc80}-\u{dcff}]/u;
-/** The path string of `bytes` (a name as git or the file system gives it). */
-function pathFromBytes(bytes) {
-    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if ((0,external_node_buffer_.isUtf8)(buffer))
-        return buffer.toString('utf8');
-    let out = '';
-    let start = 0;
-    for (let i = 0; i < buffer.length;) {
-        if (buffer[i] < 0x80) {
-            i++;
-            continue;
-        }
-        // UTF-8 is prefix-free: at most one of these lengths is a whole valid character.
-        const length = [2, 3, 4].find(n => i + n <= buffer.length && (0,external_node_buffer_.isUtf8)(buffer.subarray(i, i + n)));
-        if (length !== undefined) {
-            i += length;
-            continue;
-        }
-        out += buffer.toString('utf8', start, i) + String.fromCharCode(0xdc00 + buffer[i]);
-        start = ++i;
-    }
-    return out + buffer.toString('utf8', start);
-}
-/** The bytes a path string stands for (what git and the file system are given). */
-function pathBytes(p) {
-    if (!ESCAPED_BYTE.test(p))
-        return Buffer.from(p, 'utf8');
-    const parts = [];
-    let start = 0;
-    for (const m of p.matchAll(new RegExp(ESCAPED_BYTE, 'gu'))) {
-        parts.push(Buffer.from(p.slice(start, m.index), 'utf8'), Buffer.of(m[0].charCodeAt(0) - 0xdc00));
-        start = m.index + 1;
-    }
-    parts.push(Buffer.from(p.slice(start), 'utf8'));
-    return Buffer.concat(parts);
-}
-/** The records of git's `-z` output as path strings (the empty one after the last NUL left out). */
-function splitNul(out) {
-    const records = [];
-    if ((0,external_node_buffer_.isUtf8)(out))
-        records.push(...out.toString('utf8').split('\0'));
-    else
-        for (let at = 0; at <= out.length;) {
-            const end = out.indexOf(0, at);
-            const stop = end === -1 ? out.length : end;
-            records.push(pathFromBytes(out.subarray(at, stop)));
-            at = stop + 1;
-        }
-    if (records.at(-1) === '')
-        records.pop();
-    return records;
-}
-/** `rel` (relative to `top`) as the file system's bytes: what fs calls on a path of the tree are given. */
-function onDisk(top, rel) {
-    return pathBytes(rel === '' ? top : external_node_path_default().join(top, rel));
-}
-/** Characters a name is never shown with as they are: controls, format characters (bidi, zero-width), line breaks. */
-const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"\\\u{dc80}-\u{dcff}]/u;
-/**
- * A path for a log line: as it is when it holds only printable UTF-8, else in double quotes with C escapes, as
- * git quotes one (`"caf\xe9/.git"`): a byte that is not UTF-8 as `\xNN`, a control or format character as
- * `\t`, `\n`, `\r` or `\u{NNNN}`, `"` and `\` escaped.
- */
-function showPath(p) {
-    if (!UNSHOWN.test(p))
-        return p;
-    let out = '"';
-    for (const ch of p) {
-        const code = ch.codePointAt(0);
-        if (ch === '"' || ch === '\\')
-            out += `\\${ch}`;
-        else if (ch === '\t')
-            out += '\\t';
-        else if (ch === '\n')
-            out += '\\n';
-        else if (ch === '\r')
-            out += '\\r';
-        else if (code >= 0xdc80 && code <= 0xdcff)
-            out += `\\x${(code - 0xdc00).toString(16).padStart(2, '0')}`;
-        else if (UNSHOWN.test(ch))
-            out += `\\u{${code.toString(16).padStart(4, '0')}}`;
-        else
-            out += ch;
-    }
-    return `${out}"`;
-}
-
-;// CONCATENATED MODULE: ./src/git/repo.ts
-// Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
-// {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
-
-
-
-
-
-class repo_GitRepo {
-    dir;
-    constructor(dir) {
-        this.dir = dir;
-    }
-    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
-    async exec(args, options = {}) {
-        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
-        const result = await runGit(args, {
-            cwd: this.dir,
-            env,
-            maxStdoutBytes: options.maxStdoutBytes,
-            timeoutMs: options.timeoutMs
-        });
-        if (!options.probe && result.exitCode !== 0)
-            throw new GitError(args, result);
-        return result;
-    }
-    /** Hermetic, like exec: stdout whole as bytes (blobs, -z listings), `input` on stdin; a failure rejects. */
-    bytes(args, input) {
-        return gitBytes(this.dir, args, {
-            env: hermeticGitEnvironment(),
-            ...(input !== undefined ? { input } : {})
-        });
-    }
-    /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
-    async currentBranch() {
-        const result = await this.exec(['symbolic-ref', '--quiet', '--short', 'HEAD'], { probe: true });
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    /** The commit a ref names, or undefined when it names none. */
-    async commitOf(ref) {
-        const result = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
-            probe: true
-        });
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    async headSha() {
-        const sha = await this.commitOf('HEAD');
-        if (!sha)
-            throw new Error(`${this.dir} has no commit checked out`);
-        return sha;
-    }
-    async isShallow() {
-        const result = await this.exec(['rev-parse', '--is-shallow-repository']);
-        return result.stdout.trim() === 'true';
-    }
-    /** An absolute path inside the git directory (`config`, `objects`, `shallow`), worktrees included. */
-    async gitPath(name) {
-        const result = await this.exec(['rev-parse', '--git-path', name]);
-        return external_node_path_default().resolve(this.dir, result.stdout.trim());
-    }
-    /** The git directory shared by all worktrees (where `config` and `modules/` live). */
-    async commonDir() {
-        const result = await this.exec(['rev-parse', '--git-common-dir']);
-        return external_node_path_default().resolve(this.dir, result.stdout.trim());
-    }
-    async objectFormat() {
-        const result = await this.exec(['rev-parse', '--show-object-format'], { probe: true });
-        return result.exitCode === 0 && result.stdout.trim() ? result.stdout.trim() : 'sha1';
-    }
-    /** The branch's commit on the remote (asked over the network), or null when the remote has no such branch. */
-    async remoteBranchSha(remote, branch, config) {
-        const ref = `refs/heads/${branch}`;
-        const result = await this.exec(['ls-remote', '--heads', '--end-of-options', remote, ref], { config });
-        for (const line of result.stdout.split('\n')) {
-            const [sha, name] = line.split('\t');
-            if (name === ref)
-                return sha;
-        }
-        return null;
-    }
-    /** The remote's default branch (its HEAD), or undefined when it cannot be learnt. */
-    async remoteDefaultBranch(remote, config) {
-        const result = await this.exec(['ls-remote', '--symref', '--end-of-options', remote, 'HEAD'], {
-            probe: true,
-            config
-        });
-        const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(result.stdout);
-        if (m)
-            return m[1];
-        const local = await this.exec(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`], {
-            probe: true
-        });
-        return local.exitCode === 0 ? local.stdout.trim().replace(`${remote}/`, '') : undefined;
-    }
-    /**
-     * Fetches branches into their remote-tracking refs (`+refs/heads/B:refs/remotes/<remote>/B`).
-     * `depth`/`deepen`/`unshallow` only make sense in a shallow repository.
-     */
-    async fetchBranches(remote, branches, options = {}) {
-        const args = ['fetch', '--no-tags', '--quiet', '--no-recurse-submodules'];
-        if (options.depth !== undefined)
-            args.push(`--depth=${options.depth}`);
-        if (options.deepen !== undefined)
-            args.push(`--deepen=${options.deepen}`);
-        if (options.unshallow)
-            args.push('--unshallow');
-        args.push('--end-of-options', remote, ...branches.map(b => `+refs/heads/${b}:refs/remotes/${remote}/${b}`));
-        return this.exec(args, { probe: true, config: options.config });
-    }
-    async mergeBase(a, b) {
-        const result = await this.exec(['merge-base', '--end-of-options', a, b], { probe: true });
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    /** Whether the trees of two commits differ (what a pull request would show). */
-    async hasDiff(from, to) {
-        const result = await this.exec(['diff', '--quiet', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { probe: true });
-        if (result.exitCode === 0)
-            return false;
-        if (result.exitCode === 1)
-            return true;
-        throw new GitError(['diff', '--quiet', from, to], result);
-    }
-    /** Commits reachable from `to` but not from `from`. */
-    async countCommits(from, to) {
-        const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
-        return Number(result.stdout.trim());
-    }
-    /** Paths that differ between two commits (path strings: see text/tree-path.ts). */
-    async changedPaths(from, to) {
-        const out = await this.bytes([
-            'diff',
-            '--name-only',
-            '-z',
-            '--no-ext-diff',
-            '--no-renames',
-            '--end-of-options',
-            from,
-            to
-        ]);
-        return splitNul(out).filter(Boolean);
-    }
-    /** One local config value, or undefined when unset. */
-    async localConfig(key) {
-        const result = await this.exec(['config', '--local', '--get', key], { probe: true });
-        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/bundle.ts
-// The loop's commits carried from the agent's job to the deliver job as a git bundle, and what the deliver job
-// asks of one before anything of it is pushed. A bundle is data from a job the agent ran in: its header is
-// parsed here (never trusted to git's own reading first), its objects are fetched with fsck on, and the range
-// it carries is read from the object store by the hermetic git (no checkout, no filter, no hook).
-
-
-
-
-
-
-/** The most commits one delivery may carry (a loop makes one an iteration). */
-const MOST_DELIVERED_COMMITS = 10_000;
-const MOST_HEADER_BYTES = 1024 * 1024;
-const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-/** Writes `branch` (which must be at `head`) as a bundle of the commits on top of `base`. */
-async function createBundle(workTree, file, branch, base, head) {
-    const repo = new repo_GitRepo(workTree);
-    const at = await repo.commitOf(`refs/heads/${branch}`);
-    if (at !== head)
-        throw new Error(`${branch} is at ${at ?? 'nothing'}, not at ${head}`);
-    await repo.exec(['bundle', 'create', '--quiet', file, `refs/heads/${branch}`, `^${base}`]);
-}
-/** Reads a bundle's header (v2 or v3) from its file; throws a one-line error for anything else. */
-function readBundleHeader(file) {
-    const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
-    let text;
-    let packOffset;
-    try {
-        if (!(0,external_node_fs_.fstatSync)(fd).isFile())
-            throw new Error('the bundle is not a regular file');
-        const buffer = Buffer.alloc(MOST_HEADER_BYTES);
-        const read = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0);
-        const end = buffer.subarray(0, read).indexOf('\n\n');
-        if (end < 0)
-            throw new Error('the bundle has no header git can read');
-        text = buffer.subarray(0, end).toString('utf8');
-        packOffset = end + 2;
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-    const [signature, ...lines] = text.split('\n');
-    if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
-        throw new Error('the bundle is not a git bundle (v2 or v3)');
-    const header = { prerequisites: [], refs: [], packOffset };
-    for (const line of lines) {
-        if (line.startsWith('@')) {
-            // v3 capabilities: only the object format is one git knows.
-            if (!/^@object-format=sha(?:1|256)$/.test(line))
-                throw new Error(`the bundle asks for ${line.slice(1)}`);
-            continue;
-        }
-        const prerequisite = line.startsWith('-');
-        const [oid, ...rest] = (prerequisite ? line.slice(1) : line).split(' ');
-        if (!OID.test(oid))
-            throw new Error('the bundle has a malformed header line');
-        if (prerequisite)
-            header.prerequisites.push(oid);
-        else
-            header.refs.push({ oid, name: rest.join(' ') });
-    }
-    return header;
-}
-/**
- * Takes the bundle's pack into the object store through `index-pack --strict`: every object is checked as fsck
- * checks it (a tree naming `..` or `.git`, a malformed commit) before it is kept, which `git fetch` of a bundle
- * does not do whatever fsckObjects says. Then `head` must be a commit there.
- */
-async function unbundleStrict(workTree, file, header, head) {
-    await new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), ['index-pack', '--strict', '--fix-thin', '--stdin'], {
-            cwd: workTree,
-            env: { ...process.env, ...hermeticGitEnvironment() },
-            stdio: ['pipe', 'ignore', 'pipe']
-        });
-        let stderr = '';
-        child.stderr.on('data', (chunk) => (stderr = (stderr + chunk.toString('utf8')).slice(-4096)));
-        child.on('error', reject);
-        child.on('close', code => code === 0
-            ? resolve()
-            : reject(new Error(stderr.trim().split('\n').at(-1) ?? `index-pack exited ${code}`)));
-        child.stdin.on('error', () => undefined);
-        (0,external_node_fs_.createReadStream)(file, { start: header.packOffset }).on('error', reject).pipe(child.stdin);
-    });
-    const made = await new repo_GitRepo(workTree).exec(['cat-file', '-t', head], { probe: true });
-    if (made.stdout.trim() !== 'commit')
-        throw new Error(`the bundle holds no commit ${head}`);
-}
-/** The commits of `base..head`, oldest first, with their parents and changes (at most MOST_DELIVERED_COMMITS + 1). */
-async function rangeCommits(workTree, base, head) {
-    const repo = new repo_GitRepo(workTree);
-    const listed = await repo.bytes([
-        'rev-list',
-        '--reverse',
-        '--parents',
-        `--max-count=${MOST_DELIVERED_COMMITS + 1}`,
-        head,
-        `^${base}`,
-        '--'
-    ]);
-    const commits = [];
-    for (const line of listed.toString('utf8').split('\n').filter(Boolean)) {
-        const [sha, ...parents] = line.split(' ');
-        commits.push({ sha, parents, changes: [] });
-    }
-    for (const commit of commits) {
-        const parent = commit.parents[0];
-        if (parent === undefined || commit.parents.length > 1)
-            continue;
-        // :<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0, one pair a changed file.
-        const raw = await repo.bytes(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha]);
-        const fields = splitNul(raw);
-        for (let i = 0; i + 1 < fields.length; i += 2) {
-            const [, mode, , oid, status] = fields[i].replace(/^:/, '').split(' ');
-            commit.changes.push({ path: fields[i + 1], mode, oid, status });
-        }
-    }
-    return commits;
-}
-/** Each blob's size in bytes, by id (from the object store, without reading the blobs). */
-async function blobSizes(workTree, oids) {
-    const unique = [...new Set(oids)];
-    const sizes = new Map();
-    if (unique.length === 0)
-        return sizes;
-    const out = await new repo_GitRepo(workTree).bytes(['cat-file', '--batch-check=%(objectname) %(objectsize)'], unique.join('\n') + '\n');
-    for (const line of out.toString('utf8').split('\n')) {
-        const [oid, size] = line.split(' ');
-        if (oid && size && /^\d+$/.test(size))
-            sizes.set(oid, Number(size));
-    }
-    return sizes;
-}
-/** Whether `ancestor` is `descendant` or one of its ancestors, in the object store as it is. */
-async function isAncestor(workTree, ancestor, descendant) {
-    const result = await new repo_GitRepo(workTree).exec(['merge-base', '--is-ancestor', ancestor, descendant], {
-        probe: true
-    });
-    return result.exitCode === 0;
-}
-
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
-;// CONCATENATED MODULE: ./src/git/tree-scan.ts
-// What of the work tree the action's git must never read, found before any git of the action's runs on it.
-// git opens `.gitignore` and `.gitattributes` in every folder it looks at, and a nested repository's HEAD and
-// commondir to tell it is one: a FIFO there would hold the action's git (and the job) forever. So the tree is
-// walked first, by names and types only (readdir: no file of it is opened, no link followed), as git would walk
-// it: a special file where git reads one stops the run in one line; a folder git must be kept out of (a nested
-// repository, one too deep or closed to the action) is named, and the caller keeps git out of it.
-
-
-
-
-
-
-/** A special file where git would read one: the tree cannot be taken stock of until it is gone. */
-class TreeHazardError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'TreeHazardError';
-    }
-}
-/** Files git opens in any folder it looks at (and `.gitmodules`, read at the top). */
-const READ_BY_GIT = new Set(['.gitignore', '.gitattributes', '.gitmodules']);
-/** A name of thousands of characters (a folder too deep) cut in its middle for a log line. */
-const shortly = (shown) => shown.length > 160 ? `${shown.slice(0, 90)}…${shown.slice(-60)}` : shown;
-/**
- * Folders this deep or deeper are looked into whether git ignores them or not: the large ignored ones
- * (node_modules, .venv, target) sit near the top, and each question costs git a walk of the path's folders.
- */
-const MOST_ASKED_DEPTH = 8;
-/** Work in stretches of at most this long, then the event loop runs (budgets' timers, output). */
-const STRETCH_MS = 20;
-function kindOf(entry) {
-    if (entry.isFIFO())
-        return 'a FIFO';
-    if (entry.isSocket())
-        return 'a socket';
-    if (entry.isCharacterDevice() || entry.isBlockDevice())
-        return 'a device';
-    return 'a special file';
-}
-/**
- * Walks the tree below `top` as git would (its own `.git`, the folders in `skip` and, with `ignored`, those git
- * ignores left out). Answers the folders git must be kept out of; throws TreeHazardError for a special file
- * where git reads one. A nested repository's folder is looked through too (not its .git): its tracked files,
- * if it holds any, git still reads, with their attributes.
- */
-async function scanTree(top, options = {}) {
-    const { skip = new Set(), ignored } = options;
-    const kept = [];
-    // Level by level (git's questions then come one a level): each folder, and whether it is inside one kept
-    // out already (then only its hazards count).
-    let level = [['', false]];
-    let stretch = external_node_perf_hooks_.performance.now();
-    for (let depth = 0; level.length > 0; depth++) {
-        const below = [];
-        for (const [dir, inside] of level) {
-            if (external_node_perf_hooks_.performance.now() - stretch >= STRETCH_MS) {
-                await new Promise(resolve => setImmediate(resolve));
-                stretch = external_node_perf_hooks_.performance.now();
-            }
-            let entries;
-            try {
-                entries = (0,external_node_fs_.readdirSync)(onDisk(top, dir), { withFileTypes: true, encoding: 'buffer' });
-            }
-            catch (error) {
-                const code = error.code;
-                if (code === 'ENOENT' || code === 'ENOTDIR' || inside)
-                    continue;
-                const why = code === 'ENAMETOOLONG'
-                    ? `its path (${pathBytes(external_node_path_default().join(top, dir)).length.toLocaleString('en-US')} bytes with the work tree's) is too long for the action to look into`
-                    : `the action may not read it (${code ?? 'error'})`;
-                kept.push({
-                    path: dir,
-                    line: `${shortly(showPath(`${dir}/`))}: ${why}, so it is not delivered; the run goes on without it`
-                });
-                continue;
-            }
-            const names = entries.map(entry => pathFromBytes(entry.name));
-            const nested = dir !== '' && names.includes('.git');
-            if (nested && !inside)
-                kept.push({
-                    path: dir,
-                    line: `${showPath(`${dir}/.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(`${dir}/`)}`
-                });
-            entries.forEach((entry, i) => {
-                const rel = dir === '' ? names[i] : `${dir}/${names[i]}`;
-                if (entry.isDirectory()) {
-                    if (names[i] !== '.git' && !skip.has(rel))
-                        below.push([rel, inside || nested]);
-                }
-                else if (READ_BY_GIT.has(names[i]) && !entry.isFile() && !entry.isSymbolicLink())
-                    throw new TreeHazardError(`${showPath(rel)} is ${kindOf(entry)}, where git reads a file: the action opens no special file of the work tree (git would wait on it), so the work cannot be committed; make it a regular file or remove it`);
-            });
-        }
-        // Asked only now: git reads the .gitignore of each folder of this level to answer, all known to be files.
-        const ask = ignored !== undefined && below.length > 0 && depth < MOST_ASKED_DEPTH;
-        const leftOut = ask ? await ignored(below.map(([rel]) => rel)) : [];
-        level = below.filter((_, i) => !leftOut[i]);
-    }
-    return kept;
-}
-/** The longest one question may take: past it the oracle stops, and everything is looked into. */
-const ORACLE_MS = 60_000;
-/**
- * One `git check-ignore --stdin` for a whole look (it answers path by path; `-v -n` says for each whether a
- * pattern matched, `!` ones not ignoring). A path below a folder makes it read that folder's .gitignore, so ask
- * about a folder's subfolders only once the folder is looked at. When git fails, nothing is ignored.
- */
-function ignoreOracle(top, env) {
-    const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), ['check-ignore', '--stdin', '-z', '-v', '-n'], {
-        cwd: top,
-        env: { ...process.env, ...env },
-        stdio: ['pipe', 'pipe', 'ignore']
-    });
-    let dead = false;
-    let rest = Buffer.alloc(0);
-    const fields = [];
-    const waiting = [];
-    const settle = () => {
-        while (waiting.length > 0 && (dead || fields.length >= waiting[0].count * 4)) {
-            const { count, answer } = waiting.shift();
-            const mine = dead ? [] : fields.splice(0, count * 4);
-            // <source> <line> <pattern> <path>: ignored when a pattern matched and it is not a negation.
-            answer(Array.from({ length: count }, (_, i) => (mine[i * 4 + 2]?.[0] ?? 0x21) !== 0x21));
-        }
-    };
-    const stop = () => {
-        dead = true;
-        child.kill('SIGKILL');
-        settle();
-    };
-    child.stdout.on('data', (chunk) => {
-        rest = Buffer.concat([rest, chunk]);
-        for (let end = rest.indexOf(0); end !== -1; end = rest.indexOf(0)) {
-            fields.push(rest.subarray(0, end));
-            rest = rest.subarray(end + 1);
-        }
-        settle();
-    });
-    child.on('error', stop);
-    child.on('close', stop);
-    child.stdin.on('error', stop);
-    return {
-        ask: paths => new Promise(resolve => {
-            if (dead)
-                return resolve(paths.map(() => false));
-            const timer = setTimeout(stop, ORACLE_MS);
-            waiting.push({
-                count: paths.length,
-                answer: ignored => {
-                    clearTimeout(timer);
-                    resolve(dead ? paths.map(() => false) : ignored);
-                }
-            });
-            child.stdin.write(Buffer.concat(paths.map(p => Buffer.concat([pathBytes(p), Buffer.of(0)]))));
-        }),
-        close: () => {
-            child.stdin.end();
-            if (!dead)
-                setTimeout(stop, 5_000).unref();
-        }
-    };
-}
-/** Escapes a gitignore pattern's special characters (`\ * ? [` and spaces, which git would trim). */
-const PATTERN_SPECIAL = /[\\*?[ ]/g;
-/**
- * An exclude pattern (`--exclude-from`) for exactly `rel` from the top, a file or a folder; undefined for a
- * name a pattern cannot hold (a line break).
- */
-function excludePattern(rel) {
-    if (/[\n\r]/.test(rel))
-        return undefined;
-    return `/${rel.replace(PATTERN_SPECIAL, '\\$&')}`;
-}
-/**
- * A file of the tree opened to read, never through a link (its last step) and never waiting (a FIFO opens at
- * once): its descriptor, or undefined when it cannot be opened. The caller checks with fstat what it opened.
- */
-function openInTree(file) {
-    try {
-        return (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
-    }
-    catch {
-        return undefined;
-    }
-}
-/** A small regular file of the tree, read without following a link or waiting on a FIFO; undefined otherwise. */
-function readSmall(file) {
-    const fd = openInTree(file);
-    if (fd === undefined)
-        return undefined;
-    try {
-        const stat = (0,external_node_fs_.fstatSync)(fd);
-        if (!stat.isFile() || stat.size > 64 * 1024)
-            return undefined;
-        const buffer = Buffer.alloc(stat.size);
-        const read = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0);
-        return pathFromBytes(buffer.subarray(0, read));
-    }
-    catch {
-        return undefined;
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-const tree_scan_OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-/**
- * Whether a gitlink's checkout (`rel`, a submodule) moved from `recorded`, told as git tells it (its folder
- * replaced; else the commit its HEAD names, read through its .git, the ref, packed-refs) but by the action
- * itself: no git runs the submodule's config or waits on a file of it. One it cannot tell (not checked out)
- * is unmoved, as git takes it.
- */
-function gitlinkMoved(top, rel, recorded) {
-    const folder = external_node_path_default().join(top, rel);
-    // Never through a link: a gitlink whose folder is gone, or is now a link or a file, changed as git sees it.
-    const stat = (0,external_node_fs_.lstatSync)(pathBytes(folder), { throwIfNoEntry: false });
-    if (!stat?.isDirectory())
-        return true;
-    const head = checkoutHead(folder);
-    return head !== undefined && head !== recorded;
-}
-/** The commit the repository checked out in `folder` is at, from its files; undefined when it cannot be told. */
-function checkoutHead(folder) {
-    const dotGit = external_node_path_default().join(folder, '.git');
-    const found = (0,external_node_fs_.lstatSync)(pathBytes(dotGit), { throwIfNoEntry: false });
-    let gitDir = dotGit;
-    if (found?.isFile()) {
-        const target = /^gitdir: (.+)$/m.exec(readSmall(pathBytes(dotGit)) ?? '')?.[1];
-        if (target === undefined)
-            return undefined;
-        gitDir = external_node_path_default().resolve(folder, target);
-    }
-    else if (!found?.isDirectory())
-        return undefined;
-    const head = readSmall(pathBytes(external_node_path_default().join(gitDir, 'HEAD')))?.trim();
-    if (head === undefined)
-        return undefined;
-    if (tree_scan_OID.test(head))
-        return head;
-    const ref = /^ref: (refs\/\S+)$/.exec(head)?.[1];
-    if (ref === undefined)
-        return undefined;
-    const commonRel = readSmall(pathBytes(external_node_path_default().join(gitDir, 'commondir')))?.trim();
-    const common = commonRel ? external_node_path_default().resolve(gitDir, commonRel) : gitDir;
-    for (const dir of new Set([gitDir, common])) {
-        const loose = readSmall(pathBytes(external_node_path_default().join(dir, ref)))?.trim();
-        if (loose !== undefined && tree_scan_OID.test(loose))
-            return loose;
-    }
-    const packed = readSmall(pathBytes(external_node_path_default().join(common, 'packed-refs'))) ?? '';
-    for (const line of packed.split('\n')) {
-        const [oid, name] = line.split(' ');
-        if (name === ref && tree_scan_OID.test(oid))
-            return oid;
-    }
-    return undefined;
-}
-/** Why no git of the action's may read the tree below `top` now (a special file where git reads one), or undefined. */
-async function treeHazard(top) {
-    try {
-        await scanTree(top);
-        return undefined;
-    }
-    catch (error) {
-        if (error instanceof TreeHazardError)
-            return error.message;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/commit-settings.ts
-// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
-const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
-/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
-function gitBool(value) {
-    if (value === undefined)
-        return true;
-    const v = value.trim().toLowerCase();
-    if (['true', 'yes', 'on'].includes(v))
-        return true;
-    if (['false', 'no', 'off', ''].includes(v))
-        return false;
-    return Number.parseInt(v, 10) !== 0;
-}
-/** The identity fallback and whether commits are signed, from `git` (one call). */
-async function readCommitSettings(git) {
-    const out = await git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
-    const values = new Map();
-    for (const entry of out.stdout.split('\0')) {
-        if (!entry)
-            continue;
-        const newline = entry.indexOf('\n');
-        // The last one wins, as in git; a key without a value has none.
-        if (newline === -1)
-            values.set(entry.toLowerCase(), undefined);
-        else
-            values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
-    }
-    const env = {};
-    if (!values.get('user.name')?.trim()) {
-        env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
-        env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
-    }
-    if (!values.get('user.email')?.trim()) {
-        env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
-        env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
-    }
-    const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
-    return { env, sign };
-}
-
-;// CONCATENATED MODULE: ./src/git/file-size.ts
-// File sizes as people write and read them: max-file-size's setting (`50 MB`, `1g`), and a size said back.
-/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
-const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
-const SIZE_UNITS = {
-    b: 1,
-    kb: 1024,
-    k: 1024,
-    mb: 1024 ** 2,
-    m: 1024 ** 2,
-    gb: 1024 ** 3,
-    g: 1024 ** 3
-};
-/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
-function parseFileSize(text) {
-    const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim());
-    if (!m)
-        return undefined;
-    const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
-    return bytes >= 1 ? bytes : undefined;
-}
-/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
-function megabytes(bytes) {
-    const mb = bytes / (1024 * 1024);
-    return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
-}
-
-;// CONCATENATED MODULE: ./src/git/workspace.ts
-// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
-// untracked changes), what changed since the loop started, and a commit of what the agent left.
-
-
-
-
-
-
-
-
-
-const DIFF_PATCH_CHARS = 5000;
-/** Bytes read of a file at a commit (package.json's scripts). */
-const FILE_AT_BYTES = 1024 * 1024;
-/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
-const LIST_BYTES = 64 * 1024 * 1024;
-/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
-const GITLINK_MODE = '160000';
-/** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
-const TREE_GIT_MS = 10 * 60 * 1000;
-/** Bytes kept for `git diff --stat` (a line per file). */
-const STAT_BYTES = 256 * 1024;
-/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
-const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
-/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
-const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
-class GitWorkspace {
-    root;
-    env;
-    maxFileBytes;
-    scratch;
-    /** The tree the scratch index held at its last write-tree. */
-    scratchTree;
-    paths;
-    settings;
-    head;
-    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
-    scratchGitlinks;
-    refusals = new Set();
-    /** Files refused for their size or kind (each named once, whatever size it grows to). */
-    leftOut = new Set();
-    constructor(root, 
-    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
-    env = {}, 
-    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
-    maxFileBytes) {
-        this.root = root;
-        this.env = env;
-        this.maxFileBytes = maxFileBytes;
-    }
-    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-    static async open(dir, options = {}) {
-        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
-    }
-    git(args, env, maxStdoutBytes) {
-        return this.call(args, { env, ...(maxStdoutBytes !== undefined ? { maxStdoutBytes } : {}) }).then(result => ({ ...result, stdout: result.stdout.toString('utf8') }));
-    }
-    /** git in the work tree, bounded in time; stdout as bytes. */
-    call(args, call = {}) {
-        return gitOutput(args, {
-            cwd: this.root,
-            env: { ...this.env, ...call.env },
-            maxStdoutBytes: call.maxStdoutBytes,
-            input: call.input,
-            timeoutMs: TREE_GIT_MS,
-            signal: call.signal
-        });
-    }
-    /** git that must succeed (throws GitError). */
-    async gitOrThrow(args, call = {}) {
-        const result = await this.call(args, call);
-        if (result.exitCode !== 0)
-            throw new GitError(args, result);
-        return result;
-    }
-    async fileAt(commit, file) {
-        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
-        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
-    }
-    async isRepo() {
-        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
-        return result.exitCode === 0 && result.stdout.trim() === 'true';
-    }
-    async headSha() {
-        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
-    // files; the user's staging area is never touched.
-    async treeHash(signal) {
-        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
-        this.scratchTree = undefined;
-        this.scratchGitlinks ??= await this.gitlinks(env);
-        await this.addAll(env, this.scratchGitlinks, signal);
-        const tree = (await this.gitOrThrow(['write-tree'], { env, signal })).stdout.toString('utf8').trim();
-        this.scratchTree = tree;
-        return tree;
-    }
-    refused() {
-        return [...this.refusals];
-    }
-    /** The index's gitlinks (the folders git would enter to ask their status). */
-    async gitlinks(env) {
-        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES });
-        // `<mode> <oid> <stage>\t<path>`
-        return splitNul(out.stdout)
-            .filter(line => line.startsWith(`${GITLINK_MODE} `))
-            .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }));
-    }
-    /** `git add -A` of what may be delivered (see deliverable), its pathspec given on stdin as bytes. */
-    async addAll(env, gitlinks, signal) {
-        const pathspec = await this.deliverable(env, gitlinks, signal);
-        await this.gitOrThrow(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
-            env,
-            signal,
-            input: Buffer.concat(pathspec.map(p => Buffer.concat([pathBytes(p), Buffer.of(0)])))
-        });
-    }
-    /**
-     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
-     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
-     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-     * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
-     * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
-     * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
-     * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
-     */
-    async deliverable(env, gitlinks, signal) {
-        const links = new Set(gitlinks.map(link => link.path));
-        // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
-        // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
-        const oracle = ignoreOracle(this.root, { ...this.env, ...env });
-        const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask }).finally(oracle.close);
-        const outside = new Set([...kept.map(k => k.path), ...links]);
-        const under = (name) => {
-            for (let dir = name; dir !== '.' && dir !== ''; dir = external_node_path_default().posix.dirname(dir))
-                if (outside.has(dir))
-                    return true;
-            return false;
-        };
-        // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
-        // out of the gitlinks (an index without them), so it neither enters nor lists them.
-        const out = await this.gitOrThrow([
-            'ls-files',
-            '-z',
-            '-t',
-            '--others',
-            '--modified',
-            '--exclude-standard',
-            ...(await this.keptOut(outside))
-        ], { env: await this.listingIndex(env, gitlinks), maxStdoutBytes: LIST_BYTES, signal });
-        if (out.stdoutTruncated)
-            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
-        const nested = [];
-        const left = [];
-        for (const entry of splitNul(out.stdout)) {
-            const tag = entry.slice(0, 1);
-            const name = entry.slice(2);
-            if (!name || under(name.replace(/\/$/, '')))
-                continue;
-            if (tag === '?' && name.endsWith('/')) {
-                // A repository the look at the tree did not see (made since): git lists it as one entry.
-                nested.push(name.slice(0, -1));
-                this.refusals.add(`${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`);
-            }
-            else if (name === '.gitmodules')
-                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
-            else {
-                const why = this.notDelivered(name);
-                if (why === undefined)
-                    continue;
-                left.push(name);
-                if (this.leftOut.has(name))
-                    continue;
-                this.leftOut.add(name);
-                this.refusals.add(`${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
-            }
-        }
-        for (const link of gitlinks)
-            if (gitlinkMoved(this.root, link.path, link.oid))
-                this.refusals.add(`${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
-        for (const k of kept)
-            this.refusals.add(k.line);
-        return [
-            '.',
-            ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
-        ];
-    }
-    /** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
-    notDelivered(name) {
-        // lstat: a link is its own few bytes, never what it points at.
-        const stat = (0,external_node_fs_.lstatSync)(onDisk(this.root, name), { throwIfNoEntry: false });
-        if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
-            return this.maxFileBytes !== undefined && (stat?.size ?? 0) > this.maxFileBytes
-                ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(this.maxFileBytes)})`
-                : undefined;
-        return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`;
-    }
-    /** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
-    async keptOut(folders) {
-        if (folders.size === 0)
-            return [];
-        const patterns = [...folders].map(dir => {
-            const pattern = excludePattern(dir);
-            if (pattern === undefined)
-                throw new TreeHazardError(`${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`);
-            return pathBytes(`${pattern}\n`);
-        });
-        const file = external_node_path_default().join(await this.scratchDir(), 'kept-out');
-        await (0,promises_.writeFile)(file, Buffer.concat(patterns));
-        return [`--exclude-from=${file}`];
-    }
-    /**
-     * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
-     * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
-     */
-    async listingIndex(env, gitlinks) {
-        if (gitlinks.length === 0)
-            return env;
-        const listing = external_node_path_default().join(await this.scratchDir(), 'listing-index');
-        await (0,promises_.copyFile)(env?.GIT_INDEX_FILE ?? (await this.gitPaths()).index, listing);
-        const listed = { ...env, GIT_INDEX_FILE: listing };
-        await this.gitOrThrow(['update-index', '--force-remove', '-z', '--stdin'], {
-            env: listed,
-            input: Buffer.concat(gitlinks.map(link => Buffer.concat([pathBytes(link.path), Buffer.of(0)])))
-        });
-        return listed;
-    }
-    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS, signal) {
-        const to = current ?? (await this.treeHash(signal));
-        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
-        // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], { maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4, signal });
-        const text = out.stdout.toString('utf8');
-        const split = text.indexOf('\n\ndiff --git ');
-        const stat = split === -1 ? text : text.slice(0, split + 1);
-        const patch = split === -1 ? '' : text.slice(split + 2);
-        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
-        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
-    }
-    async commitAll(message, tree, signal) {
-        const head = await this.knownHead();
-        if (tree !== undefined && tree === head.tree)
-            return undefined;
-        tree ??= await this.treeHash(signal);
-        if (tree === head.tree)
-            return undefined;
-        const fast = await this.commitTree(message, tree, head);
-        if (fast !== undefined)
-            return fast;
-        // git's own path: stage everything in the real index, commit what differs from HEAD.
-        this.head = undefined;
-        await this.addAll(undefined, await this.gitlinks(), signal);
-        const staged = await this.call(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'], {
-            signal
-        });
-        if (staged.exitCode === 0)
-            return undefined;
-        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
-            env: (await this.commitSettings()).env,
-            signal
-        });
-        return this.headSha();
-    }
-    /**
-     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
-     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
-     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
-     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
-     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
-     */
-    async commitTree(message, tree, head) {
-        const paths = await this.gitPaths();
-        const settings = await this.commitSettings();
-        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
-            return undefined;
-        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
-        const present = (file, mode) => {
-            try {
-                (0,external_node_fs_.accessSync)(file, mode);
-                return true;
-            }
-            catch {
-                return false;
-            }
-        };
-        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_.constants.X_OK)))
-            return undefined;
-        if (paths.states.some(state => present(state, external_node_fs_.constants.F_OK)))
-            return undefined;
-        const lock = `${paths.index}.lock`;
-        try {
-            (0,external_node_fs_.copyFileSync)(this.scratch.index, lock, external_node_fs_.constants.COPYFILE_EXCL);
-        }
-        catch {
-            return undefined;
-        }
-        let committed;
-        try {
-            const parent = head.commit ? ['-p', head.commit] : [];
-            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
-            if (made.exitCode !== 0)
-                return undefined;
-            const sha = made.stdout.trim();
-            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
-            // The old value '' means "HEAD has no commit yet".
-            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
-            if (moved.exitCode !== 0)
-                return undefined;
-            committed = sha;
-            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
-            await this.installIndex(paths.index, lock, this.scratch.index);
-            return sha;
-        }
-        finally {
-            if (committed === undefined)
-                (0,external_node_fs_.rmSync)(lock, { force: true });
-        }
-    }
-    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
-    async installIndex(index, lock, scratch) {
-        try {
-            const made = (0,external_node_fs_.statSync)(scratch);
-            const real = (0,external_node_fs_.statSync)(index, { throwIfNoEntry: false });
-            if (real)
-                (0,external_node_fs_.chmodSync)(lock, real.mode & 0o7777);
-            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
-            // changed while the index was written (a plain copy would look newer than every entry in it).
-            (0,external_node_fs_.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
-            (0,external_node_fs_.renameSync)(lock, index);
-        }
-        catch {
-            (0,external_node_fs_.rmSync)(lock, { force: true });
-            // The commit is made: bring the index to it the slow way (or say why that failed too).
-            await this.gitOrThrow(['reset', '--quiet']);
-        }
-    }
-    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
-    async knownHead() {
-        const paths = await this.gitPaths();
-        const log = this.headLogMark(paths);
-        if (this.head && log !== undefined && this.head.log === log)
-            return this.head;
-        // Both in one call; it fails only when HEAD has no commit yet.
-        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
-        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
-        this.head = { commit, tree, log };
-        return this.head;
-    }
-    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
-    headLogMark(paths) {
-        try {
-            const log = (0,external_node_fs_.statSync)(paths.headLog);
-            return `${log.size}:${log.mtimeMs}`;
-        }
-        catch {
-            return undefined;
-        }
-    }
-    async dispose() {
-        if (this.scratch)
-            await (0,promises_.rm)(this.scratch.dir, { recursive: true, force: true });
-        this.scratch = undefined;
-        this.scratchGitlinks = undefined;
-    }
-    /** The workspace's own folder outside the tree (its scratch index, the listing's files). */
-    async scratchDir() {
-        return external_node_path_default().dirname(await this.scratchIndex());
-    }
-    async scratchIndex() {
-        if (this.scratch)
-            return this.scratch.index;
-        const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-index-'));
-        const index = external_node_path_default().join(dir, 'index');
-        const real = await this.gitPaths().catch(() => undefined);
-        if (real)
-            await (0,promises_.copyFile)(real.index, index).catch(() => undefined);
-        this.scratch = { dir, index };
-        return index;
-    }
-    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
-    async gitPaths() {
-        if (this.paths)
-            return this.paths;
-        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
-        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
-        const [index, hooks, headLog, ...states] = out.stdout
-            .toString('utf8')
-            .split('\n')
-            .slice(0, names.length)
-            .map(line => external_node_path_default().resolve(this.root, line));
-        this.paths = { index, hooks, headLog, states };
-        return this.paths;
-    }
-    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
-    async commitSettings() {
-        this.settings ??= await readCommitSettings(args => this.git(args));
-        return this.settings;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/worktree.ts
-// A separate git worktree for an isolated run (`--worktree`): its own folder and branch.
-
-
-
-
-/**
- * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
- * `dir` defaults to a new folder under the system temp dir, outside the repository.
- */
-async function createWorktree(repoDir, options) {
-    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
-        cwd: repoDir
-    }).catch(() => {
-        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
-    });
-    const dir = options.dir ?? external_node_path_default().join(await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-worktree-')), 'work');
-    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
-        cwd: repoDir
-    });
-    return { dir, branch: options.branch, base: base.stdout.trim() };
-}
-
-;// CONCATENATED MODULE: ./src/git/auth.ts
-/** `http.<origin>/.extraheader`, the key actions/checkout uses (and persists). */
-function extraHeaderKey(serverUrl) {
-    return `http.${new URL(serverUrl).origin}/.extraheader`;
-}
-function basicAuthHeader(token) {
-    return `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64')}`;
-}
-/**
- * Config for one authenticated command: the empty value first clears any header inherited from other config
- * (a persisted checkout credential would otherwise be sent too), and no credential helper is asked.
- */
-function authConfig(auth) {
-    const key = extraHeaderKey(auth.serverUrl);
-    return [
-        [key, ''],
-        [key, basicAuthHeader(auth.token)],
-        ['credential.helper', '']
-    ];
-}
-/** The clone URL of `owner/repo` on the server, as actions/checkout builds it (no credentials in it). */
-function repositoryUrl(serverUrl, repository) {
-    if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
-        throw new Error(`'${repository}' is not a repository name of the form owner/repo`);
-    return `${new URL(serverUrl).origin}/${repository}`;
-}
-
-;// CONCATENATED MODULE: ./src/git/push.ts
-// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
-// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
-// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
-// only to the GitHub server, for this one command.
-
-
-
-
-
-
-
-/** Branches under this prefix belong to the action: it may replace them (with a lease). */
-const OWNED_BRANCH_PREFIX = 'ralph/';
-/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
-const PUSH_FAILURE = {
-    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
-    workflowsPermission: 'workflows_permission',
-    /** Branch protection or a ruleset refused the update. */
-    protectedBranch: 'protected_branch',
-    /** The remote branch has commits this run does not have (a plain push). */
-    nonFastForward: 'non_fast_forward',
-    /** The remote branch moved since the run started (a `--force-with-lease` push). */
-    staleLease: 'stale_lease',
-    /** The token was refused: missing, invalid or expired. */
-    authFailed: 'auth_failed',
-    /** The token is valid but may not write to the repository. */
-    permissionDenied: 'permission_denied',
-    unknown: 'unknown'
-};
-/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
-const GITHUB_PUSH_ERRORS = {
-    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
-    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
-    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
-    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
-    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
-    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
-};
-async function pushBranch(workTree, options) {
-    const repo = new repo_GitRepo(workTree);
-    const log = options.log ?? (() => undefined);
-    const remote = options.remote ?? 'origin';
-    const { branch } = options;
-    const target = options.target ?? `refs/heads/${branch}`;
-    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
-        (options.ref ? undefined : await repo.commitOf('HEAD'));
-    if (!sha)
-        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
-    const url = repositoryUrl(options.serverUrl, options.repository);
-    const owned = options.target !== undefined || branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
-    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
-    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
-    if (lease !== undefined)
-        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
-    else if (options.leaseSha && !owned)
-        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
-    if (options.dryRun)
-        args.push('--dry-run');
-    args.push('--end-of-options', url, `${sha}:${target}`);
-    const scratch = await scratchGitDir(repo);
-    try {
-        const auth = { token: options.token, serverUrl: options.serverUrl };
-        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
-            cwd: scratch.gitDir,
-            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
-            env: hermeticGitEnvironment([
-                ['core.hooksPath', scratch.hooks],
-                // Belt and braces: no rewrite of our URL, wherever one might come from.
-                [`url.${url}.insteadOf`, url],
-                [`url.${url}.pushInsteadOf`, url],
-                // A stalled transport is cut off, so the push can be tried again (remote-retry.ts).
-                ['http.lowSpeedLimit', '1'],
-                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
-                ...authConfig(auth)
-            ])
-        });
-        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
-        const status = porcelainStatus(result.stdout, target);
-        if (result.exitCode === 0 && status !== '!' && options.dryRun) {
-            log(`'${branch}' on ${options.repository} can be pushed (a dry run: nothing was sent).`);
-            return { pushed: false, sha, forced: status === '+', output };
-        }
-        if (result.exitCode === 0 && status !== '!') {
-            if (options.target === undefined)
-                await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
-            const forced = status === '+';
-            log(status === '='
-                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
-                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
-            return { pushed: true, sha, forced, output };
-        }
-        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
-        log(error.message);
-        return { pushed: false, sha, forced: false, error, output };
-    }
-    finally {
-        await (0,promises_.rm)(scratch.root, { recursive: true, force: true });
-    }
-}
-/** Turns git's push output into a known failure with its fix. */
-function classifyPushFailure(output, context) {
-    const { branch, repository } = context;
-    const detail = output
-        .split('\n')
-        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
-        .join('\n');
-    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
-    if (workflow) {
-        const [, actor, file, permission] = workflow;
-        return {
-            kind: PUSH_FAILURE.workflowsPermission,
-            workflowFile: file,
-            detail,
-            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
-                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
-                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
-                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
-        return {
-            kind: PUSH_FAILURE.protectedBranch,
-            detail,
-            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
-                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
-                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
-        return {
-            kind: PUSH_FAILURE.staleLease,
-            detail,
-            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
-                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
-        return {
-            kind: PUSH_FAILURE.nonFastForward,
-            detail,
-            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
-                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
-        return {
-            kind: PUSH_FAILURE.permissionDenied,
-            detail,
-            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
-                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
-                `"Contents: read and write" on ${repository}.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
-        return {
-            kind: PUSH_FAILURE.authFailed,
-            detail,
-            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
-        };
-    }
-    return {
-        kind: PUSH_FAILURE.unknown,
-        detail,
-        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
-    };
-}
-/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
-function porcelainStatus(stdout, target) {
-    for (const line of stdout.split('\n')) {
-        const [flag, refs] = line.split('\t');
-        if (refs?.endsWith(`:${target}`))
-            return flag;
-    }
-    return undefined;
-}
-/**
- * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
- * (and its shallow boundary, so a shallow clone can push).
- */
-async function scratchGitDir(repo) {
-    const root = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-push-'));
-    try {
-        const gitDir = external_node_path_default().join(root, 'git');
-        const hooks = external_node_path_default().join(root, 'no-hooks');
-        await (0,promises_.mkdir)(hooks);
-        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
-            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
-        });
-        await (0,promises_.mkdir)(external_node_path_default().join(gitDir, 'objects', 'info'), { recursive: true });
-        await (0,promises_.writeFile)(external_node_path_default().join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
-        const shallow = await repo.gitPath('shallow');
-        await (0,promises_.copyFile)(shallow, external_node_path_default().join(gitDir, 'shallow')).catch(() => undefined);
-        return { root, gitDir, hooks };
-    }
-    catch (error) {
-        await (0,promises_.rm)(root, { recursive: true, force: true });
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/remote-retry.ts
-// Every git command that reaches the remote (fetch, ls-remote, push) is tried again, a few times with a
-// backoff, when it failed in transit: a reset or closed connection, a 5xx, a 429, GitHub's secondary rate limit,
-// a stall. One the server refused (401, 403, 404, a protected branch, a lease) is not, and keeps its message.
-// Trying again is safe: a fetch or ls-remote changes nothing, the lease on the action's own branch and
-// fast-forward-only on a person's still hold, and a push whose first try landed unanswered finds the branch up
-// to date: a success. A refusal that may be such a landing (the branch moved, a lease) is pushed once more to
-// tell which.
-
-
-
-/** git's (curl's) words for a request that never got the server's verdict. */
-const TRANSIENT_GIT_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed; HTTP (5\d\d|429)|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
-/** Kept for the callers that test git's output themselves: the same words. */
-const TRANSIENT_PUSH_ERRORS = (/* unused pure expression or super */ null && (TRANSIENT_GIT_ERRORS));
-/** GitHub's secondary rate limit: a 403 that asks to wait, not a refusal (its words come as `remote:` lines). */
-const SECONDARY_RATE_LIMIT = /secondary rate limit/i;
-/** A status the server answered with its verdict (401, 403, 404, …): never tried again. */
-const REFUSED_STATUS = /returned error: 4(?!29)\d\d\b|RPC failed; HTTP 4(?!29)\d\d\b/;
-/** The line of git's output that says it failed in transit, or undefined when the server refused (or it said nothing of the kind). */
-function inTransit(output) {
-    const lines = output.split('\n').map(line => line.trim());
-    const limited = lines.find(line => SECONDARY_RATE_LIMIT.test(line));
-    if (limited)
-        return limited;
-    if (REFUSED_STATUS.test(output))
-        return undefined;
-    return lines.find(line => TRANSIENT_GIT_ERRORS.test(line));
-}
-/** git's message in one line (its lines joined), for an error a person reads. */
-function gitSaid(output) {
-    return (output
-        .split('\n')
-        .map(line => line.trim())
-        .filter(Boolean)
-        .join(' ') || 'git gave no reason');
-}
-/**
- * `run` (one git command that reaches the remote), tried again while it fails in transit, one log line per
- * retry. Answers its last answer, or throws its last error.
- */
-async function retryInTransit(run, options) {
-    const { retry } = options;
-    for (let attempt = 1;; attempt++) {
-        let line;
-        let thrown;
-        let value;
-        try {
-            value = await run();
-            line = options.failed?.(value);
-        }
-        catch (error) {
-            if (!(error instanceof GitError))
-                throw error;
-            thrown = error;
-            line = inTransit(error.result.stderr);
-        }
-        const wait = line === undefined ? 0 : retry.waitMs(attempt);
-        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
-        if (line === undefined || attempt >= retry.attempts || late) {
-            if (thrown !== undefined)
-                throw thrown;
-            return value;
-        }
-        options.log?.(`${options.what} did not get through (${line}); trying again in ${Math.round(wait)} ms (${options.counted ?? 'try'} ${attempt + 1} of ${retry.attempts}).`);
-        await new Promise(resolve => setTimeout(resolve, wait));
-    }
-}
-/** A failed git command's answer ({exitCode, stderr}): the line saying it failed in transit, or undefined. */
-const resultInTransit = (result) => result.exitCode === 0 ? undefined : inTransit(result.stderr);
-/** The git commands of a GitRepo that reach the remote (a push goes through pushWithRetry). */
-const REACHES_REMOTE = new Set(['fetch', 'ls-remote']);
-/** A GitRepo whose fetches and ls-remotes are tried again when they fail in transit (a stall cut off). */
-class RemoteRetryingRepo extends repo_GitRepo {
-    calls;
-    constructor(dir, calls) {
-        super(dir);
-        this.calls = calls;
-    }
-    exec(args, options = {}) {
-        if (!REACHES_REMOTE.has(args[0]))
-            return super.exec(args, options);
-        const config = [
-            ...(options.config ?? []),
-            ['http.lowSpeedLimit', '1'],
-            ['http.lowSpeedTime', String(this.calls.stallSeconds ?? 60)]
-        ];
-        return retryInTransit(() => super.exec(args, { ...options, config }), {
-            what: `git ${args[0]}`,
-            retry: this.calls.retry ?? { attempts: 1, waitMs: () => 0 },
-            failed: resultInTransit,
-            ...(this.calls.log ? { log: this.calls.log } : {})
-        });
-    }
-}
-/**
- * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
- * when its connection was reset, and that second one finds the branch already moved.
- */
-const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
-function maybeLanded(result) {
-    const kind = result.error?.kind;
-    return (!result.pushed &&
-        (kind === PUSH_FAILURE.staleLease ||
-            kind === PUSH_FAILURE.nonFastForward ||
-            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
-}
-/** Whether a failed push failed in transit, not by a refusal. */
-function failedInTransit(result) {
-    return pushInTransit(result) !== undefined;
-}
-function pushInTransit(result) {
-    return !result.pushed && result.error?.kind === PUSH_FAILURE.unknown ? inTransit(result.output) : undefined;
-}
-/** pushBranch, tried again while it fails in transit. */
-function pushWithRetry(workTree, options, retry) {
-    const log = options.log ?? (() => undefined);
-    let looked = false;
-    const push = async () => {
-        const result = await pushBranch(workTree, options);
-        if (!maybeLanded(result) || looked || retry.lookAfterRefusal === false)
-            return result;
-        // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
-        looked = true;
-        log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
-        return pushBranch(workTree, options);
-    };
-    return retryInTransit(push, { what: 'The push', counted: 'push', retry, failed: pushInTransit, log });
-}
-
-;// CONCATENATED MODULE: ./src/git/branch.ts
-// The loop's branch: created fresh from the latest base (or continued from the remote), the way
-// actions/checkout leaves a repository: possibly shallow (fetch-depth 1), possibly on a detached HEAD (a
-// SHA, a pull request's merge commit), possibly behind a base that moved on since the job started.
-
-
-
-
-// Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
-const DEEPEN_STEPS = [50, 500];
-/** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
-async function prepareBranch(workTree, options) {
-    const log = options.log ?? (() => undefined);
-    const git = new RemoteRetryingRepo(workTree, {
-        ...(options.retry ? { retry: options.retry } : {}),
-        ...(options.stallSeconds !== undefined ? { stallSeconds: options.stallSeconds } : {}),
-        log
-    });
-    const remote = options.remote ?? 'origin';
-    const branch = await validBranchName(git, options.branch, 'branch');
-    const config = options.auth ? authConfig(options.auth) : undefined;
-    const previous = { branch: await git.currentBranch(), sha: await git.commitOf('HEAD') };
-    const { base, source } = await resolveBase(git, remote, previous.branch, options, config);
-    await validBranchName(git, base, 'base');
-    log(`The base is '${base}' (${describeSource(source, previous)}).`);
-    if (base === branch) {
-        throw new Error(`The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`);
-    }
-    const hasRemote = await git.exec(['config', '--get', `remote.${remote}.url`], { probe: true });
-    if (hasRemote.exitCode !== 0)
-        return startLocally(git, branch, base, source, previous, remote, options);
-    let shallow = await git.isShallow();
-    // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
-    const baseFetch = await git.fetchBranches(remote, [base], { ...(shallow ? { depth: 1 } : {}), config });
-    if (baseFetch.exitCode !== 0) {
-        if (/couldn't find remote ref/i.test(baseFetch.stderr))
-            throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
-        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${remoteSaid(baseFetch.stderr)}`);
-    }
-    const baseRef = `refs/remotes/${remote}/${base}`;
-    const baseTip = await git.commitOf(baseRef);
-    if (!baseTip)
-        throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
-    if (previous.sha && previous.sha !== baseTip && previous.branch === base)
-        log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
-    const remoteSha = await git.remoteBranchSha(remote, branch, config).catch((error) => {
-        if (!(error instanceof GitError))
-            throw error;
-        throw new Error(`Could not ask '${remote}' for the branch '${branch}': ${remoteSaid(error.result.stderr)}`);
-    });
-    if (options.continueExisting && remoteSha) {
-        const branchRef = `refs/remotes/${remote}/${branch}`;
-        const fetched = await git.fetchBranches(remote, [branch], {
-            ...(shallow ? { depth: DEEPEN_STEPS[0] } : {}),
-            config
-        });
-        if (fetched.exitCode !== 0)
-            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${remoteSaid(fetched.stderr)}`);
-        await switchTo(git, branch, branchRef);
-        const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
-        shallow = await git.isShallow();
-        log(`Continuing '${branch}' from ${remote} at ${branch_short(remoteSha)} (forked from '${base}' at ${branch_short(forkPoint)}).`);
-        return {
-            branch,
-            base,
-            baseSource: source,
-            baseSha: forkPoint,
-            startSha: await git.headSha(),
-            continued: true,
-            remoteSha,
-            shallow,
-            previous
-        };
-    }
-    if (options.continueExisting)
-        log(`'${branch}' does not exist on ${remote} yet; starting it from '${base}'.`);
-    else if (remoteSha)
-        log(`'${branch}' exists on ${remote} (${branch_short(remoteSha)}); starting it afresh from '${base}' (it will be replaced on push).`);
-    await switchTo(git, branch, baseRef);
-    log(`Created '${branch}' from '${base}' at ${branch_short(baseTip)}.`);
-    return {
-        branch,
-        base,
-        baseSource: source,
-        baseSha: baseTip,
-        startSha: baseTip,
-        continued: false,
-        remoteSha,
-        shallow,
-        previous
-    };
-}
-async function resolveBase(git, remote, checkedOut, options, config) {
-    const env = options.env ?? process.env;
-    const given = options.base?.trim();
-    if (given)
-        return { base: given.replace(/^refs\/heads\//, ''), source: 'input' };
-    if (checkedOut)
-        return { base: checkedOut, source: 'checkout' };
-    // Detached HEAD: a pull request's merge commit (its base is GITHUB_BASE_REF), or a SHA checked out.
-    if (env.GITHUB_BASE_REF)
-        return { base: env.GITHUB_BASE_REF, source: 'pull-request' };
-    if (env.GITHUB_REF?.startsWith('refs/heads/'))
-        return { base: env.GITHUB_REF.slice('refs/heads/'.length), source: 'github-ref' };
-    const fallback = await git.remoteDefaultBranch(remote, config);
-    if (fallback)
-        return { base: fallback, source: 'remote-default' };
-    throw new Error(`HEAD is detached and the base branch cannot be worked out (no GITHUB_BASE_REF, GITHUB_REF is '${env.GITHUB_REF ?? ''}', and ${remote} did not say its default branch): give the base branch.`);
-}
-function describeSource(source, previous) {
-    switch (source) {
-        case 'input':
-            return 'given';
-        case 'checkout':
-            return 'the branch checked out';
-        case 'pull-request':
-            return `HEAD is detached at ${branch_short(previous.sha)}; the pull request's base, GITHUB_BASE_REF`;
-        case 'github-ref':
-            return `HEAD is detached at ${branch_short(previous.sha)}; from GITHUB_REF`;
-        case 'remote-default':
-            return `HEAD is detached at ${branch_short(previous.sha)}; the remote's default branch`;
-    }
-}
-async function validBranchName(git, name, what) {
-    const trimmed = name.trim();
-    // Names reach git as arguments: refuse what could read as an option or hide in a log.
-    const check = await git.exec(['check-ref-format', '--branch', trimmed], { probe: true });
-    if (!trimmed ||
-        trimmed.startsWith('-') ||
-        [...trimmed].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ||
-        check.exitCode !== 0)
-        throw new Error(`'${name}' is not a valid ${what} name.`);
-    return trimmed;
-}
-/** A repository without the remote: a local trial starts from the local base; anything else is told how. */
-async function startLocally(git, branch, base, source, previous, remote, options) {
-    if (!options.localOnly)
-        throw new Error(`This repository has no remote '${remote}' to push '${branch}' to: add one, or for a local trial set open-pr: false (and on-failure: none), which starts the branch from the local '${base}'.`);
-    const baseTip = await git.commitOf(`refs/heads/${base}`);
-    if (!baseTip)
-        throw new Error(`There is no remote '${remote}' and no local branch '${base}' to start from: commit on '${base}' first, or give the base.`);
-    await switchTo(git, branch, `refs/heads/${base}`);
-    options.log?.(`There is no remote '${remote}': a local trial, so nothing will be pushed. Created '${branch}' from the local '${base}' at ${branch_short(baseTip)}.`);
-    return {
-        branch,
-        base,
-        baseSource: source,
-        baseSha: baseTip,
-        startSha: baseTip,
-        continued: false,
-        remoteSha: null,
-        shallow: await git.isShallow(),
-        previous
-    };
-}
-async function switchTo(git, branch, start) {
-    const result = await git.exec(['checkout', '--quiet', '--no-track', '-B', branch, start, '--'], {
-        probe: true
-    });
-    if (result.exitCode === 0)
-        return;
-    if (/would be overwritten/.test(result.stderr)) {
-        throw new Error(`Cannot switch to '${branch}' (${start}): local changes in the work tree would be overwritten. The loop must start from a clean checkout.\n${result.stderr.trim()}`);
-    }
-    throw new GitError(['checkout', '-B', branch, start], result);
-}
-/**
- * The commit where a continued branch left the base. In a shallow clone the histories are deepened step by
- * step until it is found, and unshallowed only when that was not enough.
- */
-async function findForkPoint(git, remote, base, branch, shallow, config, log) {
-    const baseRef = `refs/remotes/${remote}/${base}`;
-    const branchRef = `refs/remotes/${remote}/${branch}`;
-    let found = await git.mergeBase(baseRef, branchRef);
-    if (found || !shallow) {
-        if (found)
-            return found;
-        throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
-    }
-    const attempts = [
-        ...DEEPEN_STEPS.map(depth => ({ depth })),
-        { unshallow: true }
-    ];
-    for (const attempt of attempts) {
-        if (attempt.unshallow && !(await git.isShallow()))
-            break;
-        log(attempt.unshallow
-            ? `The fork point of '${branch}' and '${base}' is not in this shallow clone; fetching their whole history.`
-            : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
-        const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
-        if (result.exitCode !== 0)
-            throw new Error(`Could not deepen the shallow clone: ${remoteSaid(result.stderr)}`);
-        found = await git.mergeBase(baseRef, branchRef);
-        if (found)
-            return found;
-    }
-    throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
-}
-/** What the remote said, in one line, with the fix when the token was refused. */
-function remoteSaid(stderr) {
-    const said = gitSaid(stderr);
-    return /could not read (Username|Password)|Authentication failed|returned error: 40[13]\b/.test(said)
-        ? `${said} (the remote refused the token: check the credential actions/checkout persisted, or the token given to it, and that it may read the repository)`
-        : said;
-}
-function branch_short(sha) {
-    return sha ? sha.slice(0, 7) : '(none)';
-}
-/** The identity the loop's commits are made with unless told otherwise. */
-const GITHUB_ACTIONS_IDENTITY = {
-    name: 'github-actions[bot]',
-    email: '41898282+github-actions[bot]@users.noreply.github.com'
-};
-/** Sets the commit identity in the repository's local config, restorably. */
-async function configureIdentity(workTree, identity = {}) {
-    const git = new repo_GitRepo(workTree);
-    const name = identity.name?.trim() || GITHUB_ACTIONS_IDENTITY.name;
-    const email = identity.email?.trim() || GITHUB_ACTIONS_IDENTITY.email;
-    const before = { name: await git.localConfig('user.name'), email: await git.localConfig('user.email') };
-    await git.exec(['config', '--local', '--replace-all', 'user.name', name]);
-    await git.exec(['config', '--local', '--replace-all', 'user.email', email]);
-    let restored = false;
-    return {
-        name,
-        email,
-        async restore() {
-            if (restored)
-                return;
-            restored = true;
-            for (const [key, value] of [
-                ['user.name', before.name],
-                ['user.email', before.email]
-            ]) {
-                if (value === undefined)
-                    await git.exec(['config', '--local', '--unset-all', key], { probe: true });
-                else
-                    await git.exec(['config', '--local', '--replace-all', key, value]);
-            }
-        }
-    };
-}
-// --- what the branch holds ---
-/** Whether HEAD (or `head`) differs from `baseSha`: false means no diff, so no pull request. */
-function hasDiff(workTree, baseSha, head = 'HEAD') {
-    return new repo_GitRepo(workTree).hasDiff(baseSha, head);
-}
-/** How many commits `head` has that `sinceSha` has not (0: this run committed nothing to push). */
-function commitsSince(workTree, sinceSha, head = 'HEAD') {
-    return new GitRepo(workTree).countCommits(sinceSha, head);
-}
-/** The paths that differ between `baseSha` and `head`. */
-function changedFiles(workTree, baseSha, head = 'HEAD') {
-    return new GitRepo(workTree).changedPaths(baseSha, head);
-}
-/** Changed paths under .github/workflows/: a push of them needs a token with the `workflows` permission. */
-async function changedWorkflowFiles(workTree, baseSha, head = 'HEAD') {
-    return (await changedFiles(workTree, baseSha, head)).filter(p => p.startsWith('.github/workflows/'));
-}
-const MAX_PATCH_BYTES = 64 * 1024 * 1024;
-/**
- * The commits from `baseSha` to `head` as an mbox patch (`git format-patch --stdout --binary`), for when the
- * push is refused: `git am < patch` on `baseSha` re-creates them. Pass `prepared.baseSha` for the whole
- * branch, or `prepared.remoteSha ?? prepared.baseSha` for exactly what the remote lacks.
- */
-async function formatPatch(workTree, baseSha, head = 'HEAD') {
-    const result = await new repo_GitRepo(workTree).exec(['format-patch', '--stdout', '--binary', '--no-color', '--find-renames', `${baseSha}..${head}`, '--'], { maxStdoutBytes: MAX_PATCH_BYTES });
-    if (result.stdoutTruncated)
-        throw new Error(`The patch from ${branch_short(baseSha)} to ${head} is larger than ${MAX_PATCH_BYTES} bytes.`);
-    return result.stdout;
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(77598);
-;// CONCATENATED MODULE: ./src/git/credentials.ts
-// actions/checkout leaves its token where any process in the job can read it: v4/v5 as
-// `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
-// pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
-// containers). For the agent's run both are taken away, and put back byte for byte afterwards. Room for what is
-// put back is kept before the run: a file of as many zero bytes beside each one (0600), written over and renamed
-// into place afterwards, so a disk the agent filled cannot keep the credential out. The token itself stays in
-// memory, and in a file only for post when the caller keeps one (HiddenCredentials.held).
-
-
-
-
-
-
-/** The credentials file actions/checkout v6+ writes (its own pattern, from git-auth-helper.ts). */
-const CHECKOUT_CREDENTIALS_FILE = /git-credentials-[0-9a-f-]+\.config$/i;
-const EXTRA_HEADER_KEY = /^http\.(.*\.)?extraheader$/;
-const INCLUDE_KEY = /^include(if\..*)?\.path$/;
-const AUTH_VALUE = /^\s*authorization\s*:/i;
-// A value pattern for `git config --unset-all` that matches the header without the token in argv.
-const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
-/** Room for `content` beside `file` (zero bytes, 0600): putting it back needs no new space. */
-async function reserveFor(file, content) {
-    const reserve = external_node_path_default().join(external_node_path_default().dirname(file), `.ralph-credentials-${(0,external_node_crypto_.randomUUID)()}`);
-    await (0,promises_.writeFile)(reserve, Buffer.alloc(content.length), { mode: 0o600, flag: 'wx' });
-    return reserve;
-}
-/** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
-async function hidePersistedCredentials(workTree, options = {}) {
-    const git = new repo_GitRepo(workTree);
-    const changes = [];
-    const hiddenFiles = [];
-    const removed = [];
-    let restored;
-    const restore = async () => {
-        if (restored)
-            return restored;
-        const report = { changedConfigFiles: [], problems: [] };
-        for (const hidden of hiddenFiles) {
-            try {
-                await putBack(hidden, hidden.content);
-            }
-            catch (error) {
-                report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
-            }
-        }
-        for (const change of [...changes].reverse()) {
-            try {
-                await restoreConfigFile(git, change, options.onConfigChange ?? 'discard', report);
-            }
-            catch (error) {
-                report.problems.push(`could not restore ${change.file}: ${error.message}`);
-            }
-        }
-        restored = report;
-        return report;
-    };
-    try {
-        const seen = new Set();
-        for (const file of await configFiles(git)) {
-            const entries = await listConfig(git, file);
-            const found = [];
-            for (const entry of entries) {
-                if (EXTRA_HEADER_KEY.test(entry.key) && AUTH_VALUE.test(entry.value)) {
-                    found.push(entry);
-                }
-                else if (INCLUDE_KEY.test(entry.key)) {
-                    const target = resolveInclude(file, entry.value);
-                    const isCheckoutFile = CHECKOUT_CREDENTIALS_FILE.test(entry.value);
-                    if (!isCheckoutFile && !(await holdsAuthHeader(git, target)))
-                        continue;
-                    found.push(entry);
-                    if (seen.has(target))
-                        continue;
-                    seen.add(target);
-                    const content = await (0,promises_.readFile)(target).catch(() => undefined);
-                    // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
-                    if (content && isCheckoutFile) {
-                        const mode = (await (0,promises_.stat)(target)).mode & 0o7777;
-                        hiddenFiles.push({ file: target, reserve: await reserveFor(target, content), mode, content });
-                        await (0,promises_.unlink)(target);
-                        removed.push(`credentials file ${target}`);
-                    }
-                }
-            }
-            if (found.length === 0)
-                continue;
-            const original = await (0,promises_.readFile)(file);
-            const mode = (await (0,promises_.stat)(file)).mode & 0o7777;
-            const reserve = await reserveFor(file, original);
-            const change = { file, reserve, original, mode, redacted: original, entries: found };
-            changes.push(change);
-            for (const entry of dedupeKeys(found)) {
-                if (EXTRA_HEADER_KEY.test(entry.key)) {
-                    await git.exec(['config', '--file', file, '--unset-all', entry.key, AUTH_VALUE_PATTERN]);
-                }
-                else {
-                    await git.exec(['config', '--file', file, '--fixed-value', '--unset-all', entry.key, entry.value]);
-                }
-                removed.push(`${entry.key} in ${file}`);
-            }
-            change.redacted = await (0,promises_.readFile)(file);
-        }
-    }
-    catch (error) {
-        await restore();
-        throw error;
-    }
-    if (removed.length > 0)
-        options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
-    const held = [
-        ...hiddenFiles.map(({ content, ...place }) => ({ ...place, content: content.toString('base64') })),
-        ...changes.map(({ file, reserve, mode, original }) => ({
-            file,
-            reserve,
-            mode,
-            content: original.toString('base64')
-        }))
-    ];
-    return { removed, held, restore };
-}
-/**
- * `content` put back in `place.file`, with its mode: written over its reserve, which is then renamed into place
- * (no new space needed). A reserve that is gone, or is not the plain file it was made as (a link, another
- * size), is not written: the file is written anew instead.
- */
-async function putBack(place, content) {
-    const reserve = await (0,promises_.open)(place.reserve, external_node_fs_.constants.O_RDWR | external_node_fs_.constants.O_NOFOLLOW).catch(() => undefined);
-    if (reserve) {
-        let ready = false;
-        try {
-            const s = await reserve.stat();
-            if (s.isFile() && s.nlink === 1 && s.size === content.length) {
-                await reserve.write(content, 0, content.length, 0);
-                await reserve.chmod(place.mode);
-                ready = true;
-            }
-        }
-        finally {
-            await reserve.close();
-        }
-        if (ready)
-            return (0,promises_.rename)(place.reserve, place.file);
-    }
-    await (0,promises_.rm)(place.reserve, { force: true });
-    await (0,promises_.mkdir)(external_node_path_default().dirname(place.file), { recursive: true });
-    await writeAtomically(place.file, content, place.mode);
-}
-/**
- * Puts back what main held and could not put back (post, after a main that was killed or failed): answers the
- * files put back and what could not be. One whose reserve is gone was put back already, and is left as it is.
- */
-async function putBackHeld(held) {
-    const done = [];
-    const problems = [];
-    for (const one of held) {
-        try {
-            if (!(await (0,promises_.stat)(one.reserve).then(() => true, () => false)))
-                continue;
-            await putBack(one, Buffer.from(one.content, 'base64'));
-            done.push(one.file);
-        }
-        catch (error) {
-            problems.push(`could not put back ${one.file}: ${error.message}`);
-        }
-    }
-    return { putBack: done, problems };
-}
-/**
- * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
- * `finally`, also when `fn` throws. A restore problem fails the call only when `fn` itself succeeded.
- */
-async function withoutPersistedCredentials(workTree, fn, options = {}) {
-    const hidden = await hidePersistedCredentials(workTree, options);
-    let result;
-    try {
-        result = await fn();
-    }
-    catch (error) {
-        const problem = await restoreCredentials(hidden, options);
-        if (problem)
-            options.log?.(problem);
-        throw error;
-    }
-    const problem = await restoreCredentials(hidden, options);
-    if (problem)
-        throw new Error(problem);
-    return result;
-}
-/**
- * Puts the credentials back (`hidden.restore()`), saying through `log` when a config file had changed; answers
- * what could not be put back, in one line, or undefined.
- */
-async function restoreCredentials(hidden, options = {}) {
-    const report = await hidden.restore();
-    if (report.changedConfigFiles.length > 0) {
-        options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
-            ? 'put back as it was before the run'
-            : 'kept, with the credentials added back'}.`);
-    }
-    if (report.problems.length === 0)
-        return undefined;
-    return `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
-}
-async function restoreConfigFile(git, change, onChange, report) {
-    const now = await (0,promises_.readFile)(change.file).catch(() => undefined);
-    const untouched = now !== undefined && now.equals(change.redacted);
-    if (!untouched)
-        report.changedConfigFiles.push(change.file);
-    if (untouched || now === undefined || onChange === 'discard') {
-        await putBack(change, change.original);
-        return;
-    }
-    for (const entry of change.entries) {
-        if (!EXTRA_HEADER_KEY.test(entry.key)) {
-            await git.exec(['config', '--file', change.file, '--add', entry.key, entry.value]);
-            continue;
-        }
-        // Like actions/checkout: a placeholder through argv, the secret written straight into the file.
-        const placeholder = `ralph-placeholder-${(0,external_node_crypto_.randomUUID)()}`;
-        await git.exec(['config', '--file', change.file, '--add', entry.key, placeholder]);
-        const text = await (0,promises_.readFile)(change.file, 'utf8');
-        if (text.indexOf(placeholder) < 0 || text.indexOf(placeholder) !== text.lastIndexOf(placeholder))
-            throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
-        await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
-    }
-    // Kept with the credential added back: its room is not needed.
-    await (0,promises_.rm)(change.reserve, { force: true });
-}
-/** The local config, the worktree's config, and every submodule's config under modules/. */
-async function configFiles(git) {
-    const common = await git.commonDir();
-    const files = [external_node_path_default().join(common, 'config'), await git.gitPath('config.worktree')];
-    const walk = async (dir) => {
-        const names = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
-        for (const entry of names) {
-            if (!entry.isDirectory())
-                continue;
-            const sub = external_node_path_default().join(dir, entry.name);
-            files.push(external_node_path_default().join(sub, 'config'));
-            await walk(external_node_path_default().join(sub, 'modules'));
-        }
-    };
-    await walk(external_node_path_default().join(common, 'modules'));
-    const existing = [];
-    for (const file of new Set(files)) {
-        if (await (0,promises_.stat)(file).then(s => s.isFile(), () => false))
-            existing.push(file);
-    }
-    return existing;
-}
-async function listConfig(git, file) {
-    const result = await git.exec(['config', '--file', file, '--null', '--list']);
-    return result.stdout
-        .split('\0')
-        .filter(Boolean)
-        .map(record => {
-        const newline = record.indexOf('\n');
-        return newline < 0
-            ? { key: record, value: '' }
-            : { key: record.slice(0, newline), value: record.slice(newline + 1) };
-    });
-}
-async function holdsAuthHeader(git, file) {
-    if (!(await (0,promises_.stat)(file).then(s => s.isFile(), () => false)))
-        return false;
-    const entries = await listConfig(git, file).catch(() => []);
-    return entries.some(e => EXTRA_HEADER_KEY.test(e.key) && AUTH_VALUE.test(e.value));
-}
-function resolveInclude(configFile, value) {
-    if (value.startsWith('~/'))
-        return external_node_path_default().join(external_node_os_default().homedir(), value.slice(2));
-    return external_node_path_default().resolve(external_node_path_default().dirname(configFile), value);
-}
-function dedupeKeys(entries) {
-    const seen = new Set();
-    return entries.filter(e => {
-        const id = EXTRA_HEADER_KEY.test(e.key) ? e.key : `${e.key}\0${e.value}`;
-        if (seen.has(id))
-            return false;
-        seen.add(id);
-        return true;
-    });
-}
-/** A value as git writes it into a config file. */
-function quoteConfigValue(value) {
-    if (!/^\s|\s$|[#;"\\\n]/.test(value))
-        return value;
-    return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
-}
-async function writeAtomically(file, content, mode) {
-    const temp = `${file}.ralph-${(0,external_node_crypto_.randomUUID)()}`;
-    try {
-        await (0,promises_.writeFile)(temp, content, { mode });
-        await (0,promises_.chmod)(temp, mode);
-        await (0,promises_.rename)(temp, file);
-    }
-    catch (error) {
-        await (0,promises_.rm)(temp, { force: true });
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/snapshot.ts
-// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
-// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
-// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
-// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
-// the loop. Kept in a file too, so the post step can put it back when main was killed.
-
-
-
-
-
-async function kind(file) {
-    try {
-        const s = await (0,promises_.lstat)(pathBytes(file));
-        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
-    }
-    catch {
-        return undefined;
-    }
-}
-async function walk(dir, found) {
-    for (const entry of await (0,promises_.readdir)(pathBytes(dir), { withFileTypes: true, encoding: 'buffer' }).catch(() => [])) {
-        const full = external_node_path_default().join(dir, pathFromBytes(entry.name));
-        if (entry.isDirectory())
-            await walk(full, found);
-        else
-            found.push(full);
-    }
-}
-async function save(file) {
-    const s = await (0,promises_.lstat)(pathBytes(file)).catch(() => undefined);
-    if (!s?.isFile())
-        return undefined;
-    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(pathBytes(file))).toString('base64') };
-}
-/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
-async function snapshotGitDir(workTree) {
-    const git = new repo_GitRepo(workTree);
-    const common = await git.commonDir();
-    const folders = [external_node_path_default().join(common, 'info'), external_node_path_default().join(common, 'hooks')];
-    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
-    const snapshot = { folders, files: [], absent: [] };
-    for (const file of configs) {
-        const saved = await save(file);
-        if (saved)
-            snapshot.files.push(saved);
-        else
-            snapshot.absent.push(file);
-    }
-    for (const folder of folders) {
-        const found = [];
-        await walk(folder, found);
-        for (const file of found) {
-            const saved = await save(file);
-            if (saved)
-                snapshot.files.push(saved);
-        }
-    }
-    return snapshot;
-}
-/**
- * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
- * Answers the paths that had changed; throws only when one cannot be put back.
- */
-async function restoreGitDir(snapshot) {
-    const changed = new Set();
-    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
-    for (const folder of snapshot.folders) {
-        if ((await kind(folder)) === 'other') {
-            await (0,promises_.rm)(pathBytes(folder), { force: true });
-            changed.add(folder);
-        }
-        const now = [];
-        await walk(folder, now);
-        for (const file of now)
-            if (!wanted.has(file)) {
-                await (0,promises_.rm)(pathBytes(file), { recursive: true, force: true });
-                changed.add(file);
-            }
-    }
-    for (const file of snapshot.absent)
-        if ((await kind(file)) !== undefined) {
-            await (0,promises_.rm)(pathBytes(file), { recursive: true, force: true });
-            changed.add(file);
-        }
-    for (const saved of snapshot.files) {
-        const content = Buffer.from(saved.content, 'base64');
-        const file = pathBytes(saved.path);
-        const now = await (0,promises_.lstat)(file).catch(() => undefined);
-        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(file)).equals(content))
-            continue;
-        if (now)
-            await (0,promises_.rm)(file, { recursive: true, force: true });
-        await (0,promises_.mkdir)(pathBytes(external_node_path_default().dirname(saved.path)), { recursive: true });
-        await (0,promises_.writeFile)(file, content, { mode: saved.mode });
-        await (0,promises_.chmod)(file, saved.mode);
-        changed.add(saved.path);
-    }
-    return [...changed];
-}
-
-;// CONCATENATED MODULE: ./src/git/index.ts
-
-
-
-
-
 
 
 
@@ -46737,6 +43280,29 @@ function parseProtectSetting(words) {
     return list;
 }
 
+;// CONCATENATED MODULE: ./src/ralph/editable.ts
+// The editable setting (`editable:` in RALPH.md, the action's `editable`): globs relative to the repository's top
+// naming the paths the agent may change; every other path is protected (loop/protect-rules/editable.ts).
+/** The globs as given, or why they cannot be (none given: undefined, the setting is off). */
+function parseEditableSetting(words) {
+    const list = words.map(word => word.trim()).filter(word => word !== '');
+    if (list.length === 0)
+        return undefined;
+    for (const glob of list) {
+        if (glob === 'auto' || glob === 'none')
+            return {
+                problem: `'${glob}' is a protected-paths word; editable takes globs of the paths the agent may change`
+            };
+        if (glob.startsWith('/') || glob.split('/').includes('..'))
+            return {
+                problem: `'${glob}' must be a path inside the repository, relative to its top (no leading / or ..)`
+            };
+        if (/[\n\r\0]/.test(glob))
+            return { problem: 'a glob holds a line break or a NUL' };
+    }
+    return list;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/tree-file.ts
 // A ralph's own files (RALPH.md, the guardrails file) live in the work tree, which is the agent's: between
 // two reads it may swap one for a link (to /proc/self/environ: the action's whole environment into the next
@@ -46877,6 +43443,7 @@ function readRegularFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
 
 
 
+
 /** The reference's default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT = 60;
 /** Our default check timeout, in seconds. */
@@ -46913,6 +43480,7 @@ const KNOWN_KEYS = [
     'checks',
     'checks_parallel',
     'completion_tag',
+    'editable',
     'guardrails',
     'presets',
     'protected',
@@ -47160,6 +43728,19 @@ function inspectRalph(fileArg, opts) {
         else
             protectedPaths = parsed;
     }
+    // ours: editable (globs)
+    const rawEditable = field(fm, 'editable');
+    let editable;
+    if (rawEditable !== null) {
+        const words = typeof rawEditable === 'string' ? [rawEditable] : rawEditable;
+        const parsed = Array.isArray(words) && words.length > 0 && words.every(isNonEmptyString)
+            ? parseEditableSetting(words)
+            : { problem: `it must be a glob or a list of globs, got ${pyRepr(rawEditable)}` };
+        if (parsed === undefined || 'problem' in parsed)
+            report(`'editable': ${parsed?.problem ?? 'it names no path'}. Example: editable: [src/**]`, where(fm, 'editable'));
+        else
+            editable = parsed;
+    }
     // ours: setup (one command, or a list of them) and verify
     const rawSetup = field(fm, 'setup');
     let setup;
@@ -47234,6 +43815,8 @@ function inspectRalph(fileArg, opts) {
         ralph.presets = presets;
     if (protectedPaths !== undefined)
         ralph.protected = protectedPaths;
+    if (editable !== undefined)
+        ralph.editable = editable;
     if (checksParallel !== undefined)
         ralph.checksParallel = checksParallel;
     if (setup !== undefined)
@@ -47287,6 +43870,7 @@ function validate_realPath(p) {
 
 ;// CONCATENATED MODULE: ./src/ralph/index.ts
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
 
 
 
@@ -47555,7 +44139,13 @@ class LoopGuard {
     }
     checkCost() {
         const { maxCostUsd, meter, clock } = this.options;
-        if (!this.watchingCost || maxCostUsd === undefined)
+        if (!this.watchingCost)
+            return;
+        // The repository's budget refused a request: it stops the run whether or not max-cost is given.
+        const ledger = meter.ledgerRefusal?.();
+        if (ledger)
+            return this.fire('budget', clock.now(), ledger);
+        if (maxCostUsd === undefined)
             return;
         const refusal = meter.budgetRefusal?.();
         if (refusal)
@@ -47570,7 +44160,7 @@ class LoopGuard {
         this.trip = { cause, at, detail };
         // A spent budget is killed at once: no grace in which the agent could spend more (or exit slowly, as
         // gemini does on SIGTERM, ~0.6-1.5 s). A time cap or a cancel keeps the usual SIGTERM grace.
-        const reason = Object.assign(new Error(detail), cause === 'budget_exhausted' ? { killGraceMs: 0 } : {});
+        const reason = Object.assign(new Error(detail), cause === 'budget_exhausted' || cause === 'budget' ? { killGraceMs: 0 } : {});
         this.controller.abort(reason);
     }
 }
@@ -47899,6 +44489,9 @@ class JsonLinesReader {
     }
 }
 
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(48161);
+var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
 ;// CONCATENATED MODULE: ./src/agents/watched-file.ts
 // A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
 // session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
@@ -50145,6 +46738,3318 @@ function presetFor(agentArgv, options) {
     return generic;
 }
 
+;// CONCATENATED MODULE: ./src/git/git.ts
+// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
+// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures). A call may be bounded: a git
+// that reads the work tree can wait forever on what the agent left there (a FIFO where it opens a file).
+
+
+const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
+const MAX_STDERR = 64 * 1024;
+/** After a stop signal: time for a git that is only busy to finish (its commit is the iteration's work). */
+const STOP_GRACE_MS = 20_000;
+/** After SIGTERM (git removes its lock files on it), before SIGKILL. */
+const KILL_GRACE_MS = 2_000;
+/** Runs git; stdout as bytes. */
+function gitOutput(args, options) {
+    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
+    return new Promise(resolve => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
+            cwd: options.cwd,
+            env: { ...process.env, ...options.env },
+            stdio: ['pipe', 'pipe', 'pipe']
+        });
+        const out = [];
+        const err = [];
+        let outBytes = 0;
+        let errBytes = 0;
+        let truncated = false;
+        let stopped;
+        const timers = [];
+        const stop = (why) => {
+            if (stopped !== undefined || child.exitCode !== null || child.signalCode !== null)
+                return;
+            stopped = why;
+            child.kill('SIGTERM');
+            timers.push(setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS));
+        };
+        if (options.timeoutMs !== undefined)
+            timers.push(setTimeout(() => stop(`it ran for over ${Math.round((options.timeoutMs ?? 0) / 1000)} s`), options.timeoutMs));
+        const onAbort = () => {
+            timers.push(setTimeout(() => stop("it was still running when the run's time was over"), options.stopGraceMs ?? STOP_GRACE_MS));
+        };
+        if (options.signal?.aborted)
+            onAbort();
+        else
+            options.signal?.addEventListener('abort', onAbort, { once: true });
+        let settled = false;
+        const finish = (result) => {
+            if (settled)
+                return;
+            settled = true;
+            for (const timer of timers)
+                clearTimeout(timer);
+            options.signal?.removeEventListener('abort', onAbort);
+            resolve(result);
+        };
+        child.stdout.on('data', (chunk) => {
+            if (outBytes >= maxStdout) {
+                truncated = true;
+                return;
+            }
+            const room = maxStdout - outBytes;
+            if (chunk.length > room)
+                truncated = true;
+            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            out.push(kept);
+            outBytes += kept.length;
+        });
+        child.stderr.on('data', (chunk) => {
+            if (errBytes >= MAX_STDERR)
+                return;
+            err.push(chunk);
+            errBytes += chunk.length;
+        });
+        child.on('error', error => {
+            finish({
+                exitCode: 127,
+                stdout: Buffer.alloc(0),
+                stderr: `git could not be started: ${error.message}`,
+                stdoutTruncated: false
+            });
+        });
+        child.on('close', code => {
+            const stderr = Buffer.concat(err).toString('utf8');
+            finish({
+                exitCode: stopped !== undefined ? 124 : (code ?? 128),
+                stdout: Buffer.concat(out),
+                stderr: stopped !== undefined
+                    ? `git was stopped: ${stopped} (a git that reads the work tree waits on nothing of it for long; was a special file in its way?)${stderr.trim() ? `; it said: ${stderr.trim().split('\n')[0]}` : ''}`
+                    : stderr,
+                stdoutTruncated: truncated
+            });
+        });
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(options.input ?? '');
+    });
+}
+/** Runs git; stdout decoded as UTF-8 text (for output that is not paths of the tree). */
+async function runGit(args, options) {
+    const result = await gitOutput(args, options);
+    return { ...result, stdout: result.stdout.toString('utf8') };
+}
+/** Thrown when a git call that must succeed fails: names the command and git's own message. */
+class GitError extends Error {
+    args;
+    result;
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.toString().trim()}`);
+        this.args = args;
+        this.result = result;
+        this.name = 'GitError';
+    }
+}
+/** Runs git and throws GitError unless it exits 0. */
+async function gitOrThrow(args, options) {
+    const result = await runGit(args, options);
+    if (result.exitCode !== 0)
+        throw new GitError(args, result);
+    return result;
+}
+/**
+ * git with `input` on stdin, answering its whole stdout as bytes (object contents, -z listings); a non-zero
+ * exit rejects with stderr's first line. For commands whose output the caller needs whole and exact.
+ */
+async function gitBytes(cwd, args, options = {}) {
+    const result = await gitOutput(args, { cwd, ...options, maxStdoutBytes: Number.POSITIVE_INFINITY });
+    if (result.exitCode !== 0)
+        throw new Error(`git ${args[0]} failed: ${result.stderr.trim().split('\n')[0]}`);
+    return result.stdout;
+}
+
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
+// EXTERNAL MODULE: external "node:buffer"
+var external_node_buffer_ = __nccwpck_require__(4573);
+;// CONCATENATED MODULE: ./src/text/tree-path.ts
+// A path of the work tree is bytes (git's and the file system's), not text: a name need not be UTF-8. Here a
+// path is a string that holds UTF-8 as its characters and every other byte as a lone surrogate U+DC80–U+DCFF
+// (Python's surrogateescape), so it compares, keys a map and matches a glob exactly, and turns back into the
+// same bytes for the file system and git. A log line names one with `showPath`.
+
+
+/** A byte that is not part of UTF-8, kept in a path string. */
+const ESCAPED_BYTE = /[\u{dc80}-\u{dcff}]/u;
+/** The path string of `bytes` (a name as git or the file system gives it). */
+function pathFromBytes(bytes) {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if ((0,external_node_buffer_.isUtf8)(buffer))
+        return buffer.toString('utf8');
+    let out = '';
+    let start = 0;
+    for (let i = 0; i < buffer.length;) {
+        if (buffer[i] < 0x80) {
+            i++;
+            continue;
+        }
+        // UTF-8 is prefix-free: at most one of these lengths is a whole valid character.
+        const length = [2, 3, 4].find(n => i + n <= buffer.length && (0,external_node_buffer_.isUtf8)(buffer.subarray(i, i + n)));
+        if (length !== undefined) {
+            i += length;
+            continue;
+        }
+        out += buffer.toString('utf8', start, i) + String.fromCharCode(0xdc00 + buffer[i]);
+        start = ++i;
+    }
+    return out + buffer.toString('utf8', start);
+}
+/** The bytes a path string stands for (what git and the file system are given). */
+function pathBytes(p) {
+    if (!ESCAPED_BYTE.test(p))
+        return Buffer.from(p, 'utf8');
+    const parts = [];
+    let start = 0;
+    for (const m of p.matchAll(new RegExp(ESCAPED_BYTE, 'gu'))) {
+        parts.push(Buffer.from(p.slice(start, m.index), 'utf8'), Buffer.of(m[0].charCodeAt(0) - 0xdc00));
+        start = m.index + 1;
+    }
+    parts.push(Buffer.from(p.slice(start), 'utf8'));
+    return Buffer.concat(parts);
+}
+/** The records of git's `-z` output as path strings (the empty one after the last NUL left out). */
+function splitNul(out) {
+    const records = [];
+    if ((0,external_node_buffer_.isUtf8)(out))
+        records.push(...out.toString('utf8').split('\0'));
+    else
+        for (let at = 0; at <= out.length;) {
+            const end = out.indexOf(0, at);
+            const stop = end === -1 ? out.length : end;
+            records.push(pathFromBytes(out.subarray(at, stop)));
+            at = stop + 1;
+        }
+    if (records.at(-1) === '')
+        records.pop();
+    return records;
+}
+/** `rel` (relative to `top`) as the file system's bytes: what fs calls on a path of the tree are given. */
+function onDisk(top, rel) {
+    return pathBytes(rel === '' ? top : external_node_path_default().join(top, rel));
+}
+/** Characters a name is never shown with as they are: controls, format characters (bidi, zero-width), line breaks. */
+const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"\\\u{dc80}-\u{dcff}]/u;
+/**
+ * A path for a log line: as it is when it holds only printable UTF-8, else in double quotes with C escapes, as
+ * git quotes one (`"caf\xe9/.git"`): a byte that is not UTF-8 as `\xNN`, a control or format character as
+ * `\t`, `\n`, `\r` or `\u{NNNN}`, `"` and `\` escaped.
+ */
+function showPath(p) {
+    if (!UNSHOWN.test(p))
+        return p;
+    let out = '"';
+    for (const ch of p) {
+        const code = ch.codePointAt(0);
+        if (ch === '"' || ch === '\\')
+            out += `\\${ch}`;
+        else if (ch === '\t')
+            out += '\\t';
+        else if (ch === '\n')
+            out += '\\n';
+        else if (ch === '\r')
+            out += '\\r';
+        else if (code >= 0xdc80 && code <= 0xdcff)
+            out += `\\x${(code - 0xdc00).toString(16).padStart(2, '0')}`;
+        else if (UNSHOWN.test(ch))
+            out += `\\u{${code.toString(16).padStart(4, '0')}}`;
+        else
+            out += ch;
+    }
+    return `${out}"`;
+}
+
+;// CONCATENATED MODULE: ./src/git/tree-scan.ts
+// What of the work tree the action's git must never read, found before any git of the action's runs on it.
+// git opens `.gitignore` and `.gitattributes` in every folder it looks at, and a nested repository's HEAD and
+// commondir to tell it is one: a FIFO there would hold the action's git (and the job) forever. So the tree is
+// walked first, by names and types only (readdir: no file of it is opened, no link followed), as git would walk
+// it: a special file where git reads one stops the run in one line; a folder git must be kept out of (a nested
+// repository, one too deep or closed to the action) is named, and the caller keeps git out of it.
+
+
+
+
+
+
+/** A special file where git would read one: the tree cannot be taken stock of until it is gone. */
+class TreeHazardError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'TreeHazardError';
+    }
+}
+/** Files git opens in any folder it looks at (and `.gitmodules`, read at the top). */
+const READ_BY_GIT = new Set(['.gitignore', '.gitattributes', '.gitmodules']);
+/** A name of thousands of characters (a folder too deep) cut in its middle for a log line. */
+const shortly = (shown) => shown.length > 160 ? `${shown.slice(0, 90)}…${shown.slice(-60)}` : shown;
+/**
+ * Folders this deep or deeper are looked into whether git ignores them or not: the large ignored ones
+ * (node_modules, .venv, target) sit near the top, and each question costs git a walk of the path's folders.
+ */
+const MOST_ASKED_DEPTH = 8;
+/** Work in stretches of at most this long, then the event loop runs (budgets' timers, output). */
+const STRETCH_MS = 20;
+function kindOf(entry) {
+    if (entry.isFIFO())
+        return 'a FIFO';
+    if (entry.isSocket())
+        return 'a socket';
+    if (entry.isCharacterDevice() || entry.isBlockDevice())
+        return 'a device';
+    return 'a special file';
+}
+/**
+ * Walks the tree below `top` as git would (its own `.git`, the folders in `skip` and, with `ignored`, those git
+ * ignores left out). Answers the folders git must be kept out of; throws TreeHazardError for a special file
+ * where git reads one. A nested repository's folder is looked through too (not its .git): its tracked files,
+ * if it holds any, git still reads, with their attributes.
+ */
+async function scanTree(top, options = {}) {
+    const { skip = new Set(), ignored } = options;
+    const kept = [];
+    // Level by level (git's questions then come one a level): each folder, and whether it is inside one kept
+    // out already (then only its hazards count).
+    let level = [['', false]];
+    let stretch = external_node_perf_hooks_.performance.now();
+    for (let depth = 0; level.length > 0; depth++) {
+        const below = [];
+        for (const [dir, inside] of level) {
+            if (external_node_perf_hooks_.performance.now() - stretch >= STRETCH_MS) {
+                await new Promise(resolve => setImmediate(resolve));
+                stretch = external_node_perf_hooks_.performance.now();
+            }
+            let entries;
+            try {
+                entries = (0,external_node_fs_.readdirSync)(onDisk(top, dir), { withFileTypes: true, encoding: 'buffer' });
+            }
+            catch (error) {
+                const code = error.code;
+                if (code === 'ENOENT' || code === 'ENOTDIR' || inside)
+                    continue;
+                const why = code === 'ENAMETOOLONG'
+                    ? `its path (${pathBytes(external_node_path_default().join(top, dir)).length.toLocaleString('en-US')} bytes with the work tree's) is too long for the action to look into`
+                    : `the action may not read it (${code ?? 'error'})`;
+                kept.push({
+                    path: dir,
+                    line: `${shortly(showPath(`${dir}/`))}: ${why}, so it is not delivered; the run goes on without it`
+                });
+                continue;
+            }
+            const names = entries.map(entry => pathFromBytes(entry.name));
+            const nested = dir !== '' && names.includes('.git');
+            if (nested && !inside)
+                kept.push({
+                    path: dir,
+                    line: `${showPath(`${dir}/.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(`${dir}/`)}`
+                });
+            entries.forEach((entry, i) => {
+                const rel = dir === '' ? names[i] : `${dir}/${names[i]}`;
+                if (entry.isDirectory()) {
+                    if (names[i] !== '.git' && !skip.has(rel))
+                        below.push([rel, inside || nested]);
+                }
+                else if (READ_BY_GIT.has(names[i]) && !entry.isFile() && !entry.isSymbolicLink())
+                    throw new TreeHazardError(`${showPath(rel)} is ${kindOf(entry)}, where git reads a file: the action opens no special file of the work tree (git would wait on it), so the work cannot be committed; make it a regular file or remove it`);
+            });
+        }
+        // Asked only now: git reads the .gitignore of each folder of this level to answer, all known to be files.
+        const ask = ignored !== undefined && below.length > 0 && depth < MOST_ASKED_DEPTH;
+        const leftOut = ask ? await ignored(below.map(([rel]) => rel)) : [];
+        level = below.filter((_, i) => !leftOut[i]);
+    }
+    return kept;
+}
+/** The longest one question may take: past it the oracle stops, and everything is looked into. */
+const ORACLE_MS = 60_000;
+/**
+ * One `git check-ignore --stdin` for a whole look (it answers path by path; `-v -n` says for each whether a
+ * pattern matched, `!` ones not ignoring). A path below a folder makes it read that folder's .gitignore, so ask
+ * about a folder's subfolders only once the folder is looked at. When git fails, nothing is ignored.
+ */
+function ignoreOracle(top, env) {
+    const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), ['check-ignore', '--stdin', '-z', '-v', '-n'], {
+        cwd: top,
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'pipe', 'ignore']
+    });
+    let dead = false;
+    let rest = Buffer.alloc(0);
+    const fields = [];
+    const waiting = [];
+    const settle = () => {
+        while (waiting.length > 0 && (dead || fields.length >= waiting[0].count * 4)) {
+            const { count, answer } = waiting.shift();
+            const mine = dead ? [] : fields.splice(0, count * 4);
+            // <source> <line> <pattern> <path>: ignored when a pattern matched and it is not a negation.
+            answer(Array.from({ length: count }, (_, i) => (mine[i * 4 + 2]?.[0] ?? 0x21) !== 0x21));
+        }
+    };
+    const stop = () => {
+        dead = true;
+        child.kill('SIGKILL');
+        settle();
+    };
+    child.stdout.on('data', (chunk) => {
+        rest = Buffer.concat([rest, chunk]);
+        for (let end = rest.indexOf(0); end !== -1; end = rest.indexOf(0)) {
+            fields.push(rest.subarray(0, end));
+            rest = rest.subarray(end + 1);
+        }
+        settle();
+    });
+    child.on('error', stop);
+    child.on('close', stop);
+    child.stdin.on('error', stop);
+    return {
+        ask: paths => new Promise(resolve => {
+            if (dead)
+                return resolve(paths.map(() => false));
+            const timer = setTimeout(stop, ORACLE_MS);
+            waiting.push({
+                count: paths.length,
+                answer: ignored => {
+                    clearTimeout(timer);
+                    resolve(dead ? paths.map(() => false) : ignored);
+                }
+            });
+            child.stdin.write(Buffer.concat(paths.map(p => Buffer.concat([pathBytes(p), Buffer.of(0)]))));
+        }),
+        close: () => {
+            child.stdin.end();
+            if (!dead)
+                setTimeout(stop, 5_000).unref();
+        }
+    };
+}
+/** Escapes a gitignore pattern's special characters (`\ * ? [` and spaces, which git would trim). */
+const PATTERN_SPECIAL = /[\\*?[ ]/g;
+/**
+ * An exclude pattern (`--exclude-from`) for exactly `rel` from the top, a file or a folder; undefined for a
+ * name a pattern cannot hold (a line break).
+ */
+function excludePattern(rel) {
+    if (/[\n\r]/.test(rel))
+        return undefined;
+    return `/${rel.replace(PATTERN_SPECIAL, '\\$&')}`;
+}
+/**
+ * A file of the tree opened to read, never through a link (its last step) and never waiting (a FIFO opens at
+ * once): its descriptor, or undefined when it cannot be opened. The caller checks with fstat what it opened.
+ */
+function openInTree(file) {
+    try {
+        return (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** A small regular file of the tree, read without following a link or waiting on a FIFO; undefined otherwise. */
+function readSmall(file) {
+    const fd = openInTree(file);
+    if (fd === undefined)
+        return undefined;
+    try {
+        const stat = (0,external_node_fs_.fstatSync)(fd);
+        if (!stat.isFile() || stat.size > 64 * 1024)
+            return undefined;
+        const buffer = Buffer.alloc(stat.size);
+        const read = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0);
+        return pathFromBytes(buffer.subarray(0, read));
+    }
+    catch {
+        return undefined;
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/**
+ * Whether a gitlink's checkout (`rel`, a submodule) moved from `recorded`, told as git tells it (its folder
+ * replaced; else the commit its HEAD names, read through its .git, the ref, packed-refs) but by the action
+ * itself: no git runs the submodule's config or waits on a file of it. One it cannot tell (not checked out)
+ * is unmoved, as git takes it.
+ */
+function gitlinkMoved(top, rel, recorded) {
+    const folder = external_node_path_default().join(top, rel);
+    // Never through a link: a gitlink whose folder is gone, or is now a link or a file, changed as git sees it.
+    const stat = (0,external_node_fs_.lstatSync)(pathBytes(folder), { throwIfNoEntry: false });
+    if (!stat?.isDirectory())
+        return true;
+    const head = checkoutHead(folder);
+    return head !== undefined && head !== recorded;
+}
+/** The commit the repository checked out in `folder` is at, from its files; undefined when it cannot be told. */
+function checkoutHead(folder) {
+    const dotGit = external_node_path_default().join(folder, '.git');
+    const found = (0,external_node_fs_.lstatSync)(pathBytes(dotGit), { throwIfNoEntry: false });
+    let gitDir = dotGit;
+    if (found?.isFile()) {
+        const target = /^gitdir: (.+)$/m.exec(readSmall(pathBytes(dotGit)) ?? '')?.[1];
+        if (target === undefined)
+            return undefined;
+        gitDir = external_node_path_default().resolve(folder, target);
+    }
+    else if (!found?.isDirectory())
+        return undefined;
+    const head = readSmall(pathBytes(external_node_path_default().join(gitDir, 'HEAD')))?.trim();
+    if (head === undefined)
+        return undefined;
+    if (OID.test(head))
+        return head;
+    const ref = /^ref: (refs\/\S+)$/.exec(head)?.[1];
+    if (ref === undefined)
+        return undefined;
+    const commonRel = readSmall(pathBytes(external_node_path_default().join(gitDir, 'commondir')))?.trim();
+    const common = commonRel ? external_node_path_default().resolve(gitDir, commonRel) : gitDir;
+    for (const dir of new Set([gitDir, common])) {
+        const loose = readSmall(pathBytes(external_node_path_default().join(dir, ref)))?.trim();
+        if (loose !== undefined && OID.test(loose))
+            return loose;
+    }
+    const packed = readSmall(pathBytes(external_node_path_default().join(common, 'packed-refs'))) ?? '';
+    for (const line of packed.split('\n')) {
+        const [oid, name] = line.split(' ');
+        if (name === ref && OID.test(oid))
+            return oid;
+    }
+    return undefined;
+}
+/** Why no git of the action's may read the tree below `top` now (a special file where git reads one), or undefined. */
+async function treeHazard(top) {
+    try {
+        await scanTree(top);
+        return undefined;
+    }
+    catch (error) {
+        if (error instanceof TreeHazardError)
+            return error.message;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/commit-settings.ts
+// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
+const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
+/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
+function gitBool(value) {
+    if (value === undefined)
+        return true;
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', 'no', 'off', ''].includes(v))
+        return false;
+    return Number.parseInt(v, 10) !== 0;
+}
+/** The identity fallback and whether commits are signed, from `git` (one call). */
+async function readCommitSettings(git) {
+    const out = await git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
+    const values = new Map();
+    for (const entry of out.stdout.split('\0')) {
+        if (!entry)
+            continue;
+        const newline = entry.indexOf('\n');
+        // The last one wins, as in git; a key without a value has none.
+        if (newline === -1)
+            values.set(entry.toLowerCase(), undefined);
+        else
+            values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
+    }
+    const env = {};
+    if (!values.get('user.name')?.trim()) {
+        env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
+        env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
+    }
+    if (!values.get('user.email')?.trim()) {
+        env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
+        env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
+    }
+    const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
+    return { env, sign };
+}
+
+;// CONCATENATED MODULE: ./src/git/file-size.ts
+// File sizes as people write and read them: max-file-size's setting (`50 MB`, `1g`), and a size said back.
+/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
+const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
+const SIZE_UNITS = {
+    b: 1,
+    kb: 1024,
+    k: 1024,
+    mb: 1024 ** 2,
+    m: 1024 ** 2,
+    gb: 1024 ** 3,
+    g: 1024 ** 3
+};
+/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
+function parseFileSize(text) {
+    const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim());
+    if (!m)
+        return undefined;
+    const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
+    return bytes >= 1 ? bytes : undefined;
+}
+/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
+function megabytes(bytes) {
+    const mb = bytes / (1024 * 1024);
+    return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
+}
+
+;// CONCATENATED MODULE: ./src/git/workspace.ts
+// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
+// untracked changes), what changed since the loop started, and a commit of what the agent left.
+
+
+
+
+
+
+
+
+
+const DIFF_PATCH_CHARS = 5000;
+/** Bytes read of a file at a commit (package.json's scripts). */
+const FILE_AT_BYTES = 1024 * 1024;
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024;
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000';
+/** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
+const TREE_GIT_MS = 10 * 60 * 1000;
+/** Bytes kept for `git diff --stat` (a line per file). */
+const STAT_BYTES = 256 * 1024;
+/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
+const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
+/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
+const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+class GitWorkspace {
+    root;
+    env;
+    maxFileBytes;
+    scratch;
+    /** The tree the scratch index held at its last write-tree. */
+    scratchTree;
+    paths;
+    settings;
+    head;
+    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
+    scratchGitlinks;
+    refusals = new Set();
+    /** Files refused for their size or kind (each named once, whatever size it grows to). */
+    leftOut = new Set();
+    constructor(root, 
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    env = {}, 
+    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
+    maxFileBytes) {
+        this.root = root;
+        this.env = env;
+        this.maxFileBytes = maxFileBytes;
+    }
+    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
+    static async open(dir, options = {}) {
+        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
+    }
+    git(args, env, maxStdoutBytes) {
+        return this.call(args, { env, ...(maxStdoutBytes !== undefined ? { maxStdoutBytes } : {}) }).then(result => ({ ...result, stdout: result.stdout.toString('utf8') }));
+    }
+    /** git in the work tree, bounded in time; stdout as bytes. */
+    call(args, call = {}) {
+        return gitOutput(args, {
+            cwd: this.root,
+            env: { ...this.env, ...call.env },
+            maxStdoutBytes: call.maxStdoutBytes,
+            input: call.input,
+            timeoutMs: TREE_GIT_MS,
+            signal: call.signal
+        });
+    }
+    /** git that must succeed (throws GitError). */
+    async gitOrThrow(args, call = {}) {
+        const result = await this.call(args, call);
+        if (result.exitCode !== 0)
+            throw new GitError(args, result);
+        return result;
+    }
+    async fileAt(commit, file) {
+        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
+        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
+    }
+    async isRepo() {
+        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
+        return result.exitCode === 0 && result.stdout.trim() === 'true';
+    }
+    async headSha() {
+        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
+    // files; the user's staging area is never touched.
+    async treeHash(signal) {
+        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
+        this.scratchTree = undefined;
+        this.scratchGitlinks ??= await this.gitlinks(env);
+        await this.addAll(env, this.scratchGitlinks, signal);
+        const tree = (await this.gitOrThrow(['write-tree'], { env, signal })).stdout.toString('utf8').trim();
+        this.scratchTree = tree;
+        return tree;
+    }
+    refused() {
+        return [...this.refusals];
+    }
+    /** The index's gitlinks (the folders git would enter to ask their status). */
+    async gitlinks(env) {
+        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES });
+        // `<mode> <oid> <stage>\t<path>`
+        return splitNul(out.stdout)
+            .filter(line => line.startsWith(`${GITLINK_MODE} `))
+            .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }));
+    }
+    /** `git add -A` of what may be delivered (see deliverable), its pathspec given on stdin as bytes. */
+    async addAll(env, gitlinks, signal) {
+        const pathspec = await this.deliverable(env, gitlinks, signal);
+        await this.gitOrThrow(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+            env,
+            signal,
+            input: Buffer.concat(pathspec.map(p => Buffer.concat([pathBytes(p), Buffer.of(0)])))
+        });
+    }
+    /**
+     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
+     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
+     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
+     * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
+     * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
+     * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
+     * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
+     */
+    async deliverable(env, gitlinks, signal) {
+        const links = new Set(gitlinks.map(link => link.path));
+        // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
+        // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
+        const oracle = ignoreOracle(this.root, { ...this.env, ...env });
+        const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask }).finally(oracle.close);
+        const outside = new Set([...kept.map(k => k.path), ...links]);
+        const under = (name) => {
+            for (let dir = name; dir !== '.' && dir !== ''; dir = external_node_path_default().posix.dirname(dir))
+                if (outside.has(dir))
+                    return true;
+            return false;
+        };
+        // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
+        // out of the gitlinks (an index without them), so it neither enters nor lists them.
+        const out = await this.gitOrThrow([
+            'ls-files',
+            '-z',
+            '-t',
+            '--others',
+            '--modified',
+            '--exclude-standard',
+            ...(await this.keptOut(outside))
+        ], { env: await this.listingIndex(env, gitlinks), maxStdoutBytes: LIST_BYTES, signal });
+        if (out.stdoutTruncated)
+            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
+        const nested = [];
+        const left = [];
+        for (const entry of splitNul(out.stdout)) {
+            const tag = entry.slice(0, 1);
+            const name = entry.slice(2);
+            if (!name || under(name.replace(/\/$/, '')))
+                continue;
+            if (tag === '?' && name.endsWith('/')) {
+                // A repository the look at the tree did not see (made since): git lists it as one entry.
+                nested.push(name.slice(0, -1));
+                this.refusals.add(`${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`);
+            }
+            else if (name === '.gitmodules')
+                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
+            else {
+                const why = this.notDelivered(name);
+                if (why === undefined)
+                    continue;
+                left.push(name);
+                if (this.leftOut.has(name))
+                    continue;
+                this.leftOut.add(name);
+                this.refusals.add(`${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
+            }
+        }
+        for (const link of gitlinks)
+            if (gitlinkMoved(this.root, link.path, link.oid))
+                this.refusals.add(`${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+        for (const k of kept)
+            this.refusals.add(k.line);
+        return [
+            '.',
+            ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
+        ];
+    }
+    /** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
+    notDelivered(name) {
+        // lstat: a link is its own few bytes, never what it points at.
+        const stat = (0,external_node_fs_.lstatSync)(onDisk(this.root, name), { throwIfNoEntry: false });
+        if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
+            return this.maxFileBytes !== undefined && (stat?.size ?? 0) > this.maxFileBytes
+                ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(this.maxFileBytes)})`
+                : undefined;
+        return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`;
+    }
+    /** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
+    async keptOut(folders) {
+        if (folders.size === 0)
+            return [];
+        const patterns = [...folders].map(dir => {
+            const pattern = excludePattern(dir);
+            if (pattern === undefined)
+                throw new TreeHazardError(`${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`);
+            return pathBytes(`${pattern}\n`);
+        });
+        const file = external_node_path_default().join(await this.scratchDir(), 'kept-out');
+        await (0,promises_.writeFile)(file, Buffer.concat(patterns));
+        return [`--exclude-from=${file}`];
+    }
+    /**
+     * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
+     * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
+     */
+    async listingIndex(env, gitlinks) {
+        if (gitlinks.length === 0)
+            return env;
+        const listing = external_node_path_default().join(await this.scratchDir(), 'listing-index');
+        await (0,promises_.copyFile)(env?.GIT_INDEX_FILE ?? (await this.gitPaths()).index, listing);
+        const listed = { ...env, GIT_INDEX_FILE: listing };
+        await this.gitOrThrow(['update-index', '--force-remove', '-z', '--stdin'], {
+            env: listed,
+            input: Buffer.concat(gitlinks.map(link => Buffer.concat([pathBytes(link.path), Buffer.of(0)])))
+        });
+        return listed;
+    }
+    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS, signal) {
+        const to = current ?? (await this.treeHash(signal));
+        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
+        // patch (four bytes a character at most); the rest of git's output is read and dropped.
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], { maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4, signal });
+        const text = out.stdout.toString('utf8');
+        const split = text.indexOf('\n\ndiff --git ');
+        const stat = split === -1 ? text : text.slice(0, split + 1);
+        const patch = split === -1 ? '' : text.slice(split + 2);
+        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
+        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
+    }
+    async commitAll(message, tree, signal) {
+        const head = await this.knownHead();
+        if (tree !== undefined && tree === head.tree)
+            return undefined;
+        tree ??= await this.treeHash(signal);
+        if (tree === head.tree)
+            return undefined;
+        const fast = await this.commitTree(message, tree, head);
+        if (fast !== undefined)
+            return fast;
+        // git's own path: stage everything in the real index, commit what differs from HEAD.
+        this.head = undefined;
+        await this.addAll(undefined, await this.gitlinks(), signal);
+        const staged = await this.call(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'], {
+            signal
+        });
+        if (staged.exitCode === 0)
+            return undefined;
+        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
+            env: (await this.commitSettings()).env,
+            signal
+        });
+        return this.headSha();
+    }
+    /**
+     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
+     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
+     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
+     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
+     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
+     */
+    async commitTree(message, tree, head) {
+        const paths = await this.gitPaths();
+        const settings = await this.commitSettings();
+        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
+            return undefined;
+        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
+        const present = (file, mode) => {
+            try {
+                (0,external_node_fs_.accessSync)(file, mode);
+                return true;
+            }
+            catch {
+                return false;
+            }
+        };
+        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_.constants.X_OK)))
+            return undefined;
+        if (paths.states.some(state => present(state, external_node_fs_.constants.F_OK)))
+            return undefined;
+        const lock = `${paths.index}.lock`;
+        try {
+            (0,external_node_fs_.copyFileSync)(this.scratch.index, lock, external_node_fs_.constants.COPYFILE_EXCL);
+        }
+        catch {
+            return undefined;
+        }
+        let committed;
+        try {
+            const parent = head.commit ? ['-p', head.commit] : [];
+            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
+            if (made.exitCode !== 0)
+                return undefined;
+            const sha = made.stdout.trim();
+            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
+            // The old value '' means "HEAD has no commit yet".
+            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
+            if (moved.exitCode !== 0)
+                return undefined;
+            committed = sha;
+            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
+            await this.installIndex(paths.index, lock, this.scratch.index);
+            return sha;
+        }
+        finally {
+            if (committed === undefined)
+                (0,external_node_fs_.rmSync)(lock, { force: true });
+        }
+    }
+    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
+    async installIndex(index, lock, scratch) {
+        try {
+            const made = (0,external_node_fs_.statSync)(scratch);
+            const real = (0,external_node_fs_.statSync)(index, { throwIfNoEntry: false });
+            if (real)
+                (0,external_node_fs_.chmodSync)(lock, real.mode & 0o7777);
+            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
+            // changed while the index was written (a plain copy would look newer than every entry in it).
+            (0,external_node_fs_.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
+            (0,external_node_fs_.renameSync)(lock, index);
+        }
+        catch {
+            (0,external_node_fs_.rmSync)(lock, { force: true });
+            // The commit is made: bring the index to it the slow way (or say why that failed too).
+            await this.gitOrThrow(['reset', '--quiet']);
+        }
+    }
+    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
+    async knownHead() {
+        const paths = await this.gitPaths();
+        const log = this.headLogMark(paths);
+        if (this.head && log !== undefined && this.head.log === log)
+            return this.head;
+        // Both in one call; it fails only when HEAD has no commit yet.
+        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
+        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
+        this.head = { commit, tree, log };
+        return this.head;
+    }
+    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
+    headLogMark(paths) {
+        try {
+            const log = (0,external_node_fs_.statSync)(paths.headLog);
+            return `${log.size}:${log.mtimeMs}`;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    async dispose() {
+        if (this.scratch)
+            await (0,promises_.rm)(this.scratch.dir, { recursive: true, force: true });
+        this.scratch = undefined;
+        this.scratchGitlinks = undefined;
+    }
+    /** The workspace's own folder outside the tree (its scratch index, the listing's files). */
+    async scratchDir() {
+        return external_node_path_default().dirname(await this.scratchIndex());
+    }
+    async scratchIndex() {
+        if (this.scratch)
+            return this.scratch.index;
+        const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-index-'));
+        const index = external_node_path_default().join(dir, 'index');
+        const real = await this.gitPaths().catch(() => undefined);
+        if (real)
+            await (0,promises_.copyFile)(real.index, index).catch(() => undefined);
+        this.scratch = { dir, index };
+        return index;
+    }
+    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
+    async gitPaths() {
+        if (this.paths)
+            return this.paths;
+        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
+        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
+        const [index, hooks, headLog, ...states] = out.stdout
+            .toString('utf8')
+            .split('\n')
+            .slice(0, names.length)
+            .map(line => external_node_path_default().resolve(this.root, line));
+        this.paths = { index, hooks, headLog, states };
+        return this.paths;
+    }
+    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
+    async commitSettings() {
+        this.settings ??= await readCommitSettings(args => this.git(args));
+        return this.settings;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/worktree.ts
+// A separate git worktree for an isolated run (`--worktree`): its own folder and branch.
+
+
+
+
+/**
+ * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
+ * `dir` defaults to a new folder under the system temp dir, outside the repository.
+ */
+async function createWorktree(repoDir, options) {
+    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
+        cwd: repoDir
+    }).catch(() => {
+        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
+    });
+    const dir = options.dir ?? external_node_path_default().join(await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-worktree-')), 'work');
+    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
+        cwd: repoDir
+    });
+    return { dir, branch: options.branch, base: base.stdout.trim() };
+}
+
+;// CONCATENATED MODULE: ./src/security/env.ts
+// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
+// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
+// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
+/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
+const SECRET_VARIABLES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'GH_ENTERPRISE_TOKEN',
+    'GITHUB_ENTERPRISE_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_*',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
+    'INPUT_*',
+    // The action's saved state between its main and post steps.
+    'STATE_*'
+];
+/**
+ * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
+ * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
+ * given to a process of the loop, whatever the allow-list says.
+ */
+const RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+];
+const matches = (name, pattern) => pattern.endsWith('*')
+    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
+    : name.toUpperCase() === pattern.toUpperCase();
+/** True for a credential variable (ignoring any allow-list). */
+function isSecretVariable(name) {
+    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
+}
+const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+/** Whether a process of the loop may keep `name`, given the user's allow-list. */
+function agentMayKeep(name, allow = []) {
+    if (isFileCommand(name))
+        return false;
+    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
+function agentEnvironment(base, options = {}) {
+    const env = {};
+    for (const [name, value] of Object.entries(base))
+        if (value !== undefined &&
+            agentMayKeep(name, options.allow) &&
+            !options.remove?.some(p => matches(name, p)))
+            env[name] = value;
+    return { ...env, ...options.set };
+}
+/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
+function removedVariables(base, options = {}) {
+    const kept = agentEnvironment(base, options);
+    return Object.keys(base)
+        .filter(name => base[name] !== undefined && !(name in kept))
+        .sort();
+}
+/**
+ * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
+ * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
+ * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+async function withoutSecretVariables(fn, allow = []) {
+    const saved = {};
+    for (const key of Object.keys(process.env))
+        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
+            saved[key] = process.env[key];
+            delete process.env[key];
+        }
+    try {
+        return await fn();
+    }
+    finally {
+        Object.assign(process.env, saved);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/git-env.ts
+// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
+// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
+// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
+// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
+
+
+
+
+
+// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
+// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
+// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
+const HARDENING = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false'],
+    ['core.attributesFile', '/dev/null'],
+    ['submodule.recurse', 'false'],
+    ['fetch.recurseSubmodules', 'false']
+];
+/** Environment variables that add `entries` as command-line-scope config, after any already set. */
+function configEnv(entries, base = {}) {
+    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
+    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
+    entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${start + i}`] = key;
+        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+    });
+    return env;
+}
+let ownHome;
+let jobSafeDirectories;
+/** An empty HOME of the action's own (mode 0700), made once per process. */
+function gitHome() {
+    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
+    return ownHome;
+}
+/**
+ * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
+ * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
+ */
+function safeDirectories() {
+    if (jobSafeDirectories)
+        return jobSafeDirectories;
+    try {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
+            cwd: '/',
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000
+        });
+        jobSafeDirectories = out.split('\n').filter(Boolean);
+    }
+    catch {
+        jobSafeDirectories = [];
+    }
+    return jobSafeDirectories;
+}
+/**
+ * The variables for one git command of the action, merged over `base` by the caller (an undefined value
+ * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
+ * no prompt; `config` is added as command-line config.
+ */
+function hermeticGitEnvironment(config = [], base = process.env) {
+    const env = {};
+    for (const name of Object.keys(base))
+        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
+            env[name] = undefined;
+    const home = gitHome();
+    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
+    return {
+        ...env,
+        HOME: home,
+        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
+        GIT_CONFIG_NOSYSTEM: '1',
+        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_ATTR_NOSYSTEM: '1',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        ...configEnv([...HARDENING, ...trusted, ...config])
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/agent-env.ts
+// The agent's environment as its own user: its own HOME and names, nothing pointing into the runner's HOME.
+
+
+/**
+ * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
+ * settings (`repointed`) names their copy.
+ */
+function agentUserEnvironment(env, user, repointed = {}) {
+    const out = {};
+    for (const [key, value] of Object.entries(env)) {
+        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
+            continue;
+        if (RUNNER_FILE_COMMANDS.includes(key))
+            continue;
+        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
+            continue;
+        out[key] = value;
+    }
+    // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
+    for (const [key, { from, to }] of Object.entries(repointed))
+        if (out[key] !== undefined && external_node_path_default().resolve(out[key]) === from)
+            out[key] = to;
+    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+}
+
+;// CONCATENATED MODULE: ./src/security/isolation-types.ts
+/** Isolation could not be set up: the message is one line that says why and what to do. */
+class IsolationError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'IsolationError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/processes.ts
+// The processes of a uid, read from /proc/<pid>/status (never from /proc/<pid>'s owner: a process that makes
+// itself non-dumpable shows as root's there).
+
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024);
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid) {
+    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
+    try {
+        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
+function processesOf(uid) {
+    return scanProcesses(uid, false);
+}
+/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
+function zombiesOf(uid) {
+    return scanProcesses(uid, true);
+}
+function scanProcesses(uid, zombies) {
+    const pids = [];
+    let names;
+    try {
+        names = (0,external_node_fs_.readdirSync)('/proc');
+    }
+    catch {
+        return pids;
+    }
+    for (const name of names) {
+        if (!/^\d+$/.test(name))
+            continue;
+        let status;
+        try {
+            status = statusHead(name);
+        }
+        catch {
+            continue; // exited meanwhile
+        }
+        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+        if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies)
+            continue;
+        if (uids.slice(1).some(u => Number(u) === uid))
+            pids.push(Number(name));
+    }
+    return pids;
+}
+
+;// CONCATENATED MODULE: ./src/security/scripts.ts
+// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
+// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
+// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
+// secure_path and deny-lists change nothing about what the agent gets.
+/**
+ * A run holds its agent's user for its whole length: HOLDER (`PID:START` of the action's process) is written
+ * to /run/ralph-action/agent-users/USER. A live other holder makes prepare and claim print `busy PID` and exit
+ * 1, so two runs on one machine never share a uid (each kills every process of its uid).
+ *
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS HOLDER [REACH...]` takes USER for
+ * HOLDER and prints `user UID GID`,
+ * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
+ * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
+ * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
+ *
+ * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
+ * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID GID DIR OWNER_UID OWNER_GID
+ * [MODE PATH]...` takes DIR back (GIVE_BACK) and restores those modes. Every process of UID must be dead by then.
+ *
+ * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
+ * holds it: post, after a killed main, holds the user before it kills what is left of it.
+ *
+ * `bash -s -- release UID GID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
+ * gives back what the agent owns in the work tree (GIVE_BACK), restores the modes, removes the HOME, UID's files
+ * in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints `swept N`, and `problem MESSAGE`
+ * for what it could not do (one names what stays UID's). Every process of UID must be dead by then.
+ */
+/**
+ * The bash function `sweep_files UID SECONDS KEEP PLACE...`: removes every file, link and (then empty) folder
+ * that UID owns under each PLACE (a folder, not a link), but what is in the folder KEEP (the work tree, when it
+ * lies in a PLACE; '' for none), and prints `swept N` (how many it removed), and `problem MESSAGE` when it ran out
+ * of time. Links are removed, never followed, and nothing of another uid is touched: a folder of UID that holds
+ * another user's file stays, with that file. A setuid file of UID goes with its name; no other name of it is
+ * left (protected_hardlinks: UID could link it only where it could write). One file system each (-xdev):
+ * nothing mounted inside is walked. UID must have no process left: find is not safe against an owner that
+ * renames as it walks.
+ */
+const SWEEP_FILES = `
+sweep_files() {
+  local uid=$1 seconds=$2 keep=$3 place found=() skip=() n
+  shift 3
+  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$(realpath -e -- "$place")"); done
+  if [ \${#found[@]} -eq 0 ]; then printf 'swept 0\\n'; return 0; fi
+  # As find names it (real paths both), its glob characters escaped.
+  if [ -n "$keep" ] && keep=$(realpath -e -- "$keep" 2>/dev/null); then
+    keep=$(printf '%s' "$keep" | sed 's/[][*?\\\\]/\\\\&/g')
+    skip=(! -path "$keep" ! -path "$keep/*")
+  fi
+  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \${skip[@]+"\${skip[@]}"} \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
+  [ $? -eq 137 ] && problem "the removal of uid $uid's files from $* ran out of its $seconds s: some may be left"
+  printf 'swept %s\\n' "$n"
+}
+`;
+/**
+ * The bash functions `give_back UID GID OWNER GROUP LABEL PATH...` and `left UID TOP LABEL PATH...`.
+ * give_back makes what UID owns under each PATH, at any depth, OWNER:GROUP's, setuid and setgid bits cleared
+ * first. chown -R and find -execdir walk folder by folder, so neither depth nor a path longer than PATH_MAX stops
+ * them, and they follow no link. A file of UID's with other names (a hard link into /tmp) is first copied apart
+ * under a short name (a name of 250 bytes has no room for a suffix): the chown would make those other names
+ * OWNER's too, and the sweep would pass them by. One that cannot be copied (no space left) stays UID's, with its
+ * other names. left prints one `problem` line naming (the first ten, relative to TOP, shell-quoted) what UID
+ * still owns under the PATHs. LABEL names the PATHs in a problem line (it never holds a name of the agent's).
+ */
+const GIVE_BACK = `
+copy_apart='for f; do
+  [ "$(stat -c %h -- "$f")" -gt 1 ] || continue
+  t=$(mktemp -- ./.ralph-apart.XXXXXX) && { cp -p -- "$f" "$t" && mv -f -- "$t" "$f" && continue; rm -f -- "$t"; }
+  stat -c %d:%i -- "$f"
+done'
+keep_uncopied='to=$1; shift
+set -f; all=" $(printf "%s " $UNCOPIED)"
+for f; do
+  case "$all" in *" $(stat -c %d:%i -- "$f") "*) chown -h -- "$to" "$f" ;; esac
+done'
+give_back() {
+  local uid=$1 gid=$2 owner=$3 group=$4 label=$5 uncopied
+  shift 5
+  find "$@" -uid "$uid" ! -type l -perm /6000 -execdir chmod ug-s -- {} + 2>/dev/null || problem "could not clear setuid bits in $label"
+  uncopied=$(find "$@" -uid "$uid" -type f -links +1 -execdir bash -c "$copy_apart" copy-apart {} + 2>/dev/null)
+  chown -R -h --from="$uid" -- "$owner:$group" "$@" 2>/dev/null
+  [ -z "$uncopied" ] || UNCOPIED=$uncopied find "$@" -uid "$owner" -type f -links +1 -execdir bash -c "$keep_uncopied" keep "$uid:$gid" {} + 2>/dev/null
+  return 0
+}
+left() {
+  local uid=$1 top=$2 label=$3 n=0 entry kind links p names='' more=''
+  shift 3
+  while IFS= read -r -d '' entry; do
+    n=$((n + 1))
+    [ "$n" -le 10 ] || continue
+    kind=\${entry%% *} entry=\${entry#* } links=\${entry%% *} p=\${entry#* }
+    p=\${p#"$top"/}
+    [ "\${#p}" -le 160 ] || p="\${p:0:70}...\${p: -70}"
+    names+=" $(printf '%q' "$p")"
+    [ "$kind" != f ] || [ "$links" -le 1 ] || names+=" (it has $links names: not copied apart)"
+  done < <(find "$@" -uid "$uid" -printf '%y %n %p\\0' 2>/dev/null)
+  [ "$n" -le 10 ] || more=" and $((n - 10)) more"
+  [ "$n" -ne 1 ] || problem "1 entry of $label could not be given back and stays uid $uid's:$names"
+  [ "$n" -le 1 ] || problem "$n entries of $label could not be given back and stay uid $uid's:$names$more"
+}
+`;
+const PRIVILEGED = `
+set -u
+${SWEEP_FILES}
+${GIVE_BACK}
+shopt -s dotglob nullglob
+fail() { printf 'error %s\\n' "$*"; exit 1; }
+problem() { printf 'problem %s\\n' "$*"; }
+as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
+# The entries of the work tree, .git left out: it stays the owner's, readable only.
+entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+holds=/run/ralph-action/agent-users
+# Lets the agent's user ($uid, $gid) pass through every folder down to $1 (o+x: no listing); prints each opened.
+pass() {
+  local dirs=() d=$1
+  while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+  for d in "\${dirs[@]}"; do
+    as_agent test -x "$d" && continue
+    printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+    chmod o+x -- "$d" || fail "could not let $user pass through $d"
+  done
+}
+# Whether PID:START names a process that is running (the start time tells a reused pid apart).
+alive() {
+  local stat rest
+  stat=$(cat "/proc/\${1%%:*}/stat" 2>/dev/null) || return 1
+  rest=\${stat##*) }
+  set -- "\${1#*:}" $rest
+  [ "$1" = "\${21}" ]
+}
+# Every process of USER is killed (kill -1 as that user), in rounds, so a fork loop cannot outrun it.
+sweep() {
+  local u g round
+  u=$(id -u "$1" 2>/dev/null) || return 0
+  g=$(id -g "$1")
+  for round in 1 2 3 4 5 6 7 8 9 10; do
+    setpriv --reuid="$u" --regid="$g" --clear-groups -- bash -c 'kill -s KILL -1' 2>/dev/null
+    sleep 0.05
+  done
+}
+# take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
+# The folder is root's alone: no other user may open the lock file, and hold it to stall every run (flock).
+take() {
+  local file="$holds/$1" held
+  mkdir -p "$holds" && chmod 0700 "$(dirname "$holds")" "$holds" && exec 9>>"$holds/.lock" &&
+    flock -w 30 9 || fail "could not hold the user $1 in $holds"
+  held=$(cat -- "$file" 2>/dev/null)
+  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ]; then
+    if alive "$held"; then
+      printf 'busy %s\\n' "\${held%%:*}"
+      exit 1
+    fi
+    # A dead run's leftovers die before its user is another run's.
+    sweep "$1"
+  fi
+  printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
+  exec 9>&-
+}
+step=$1; shift
+if [ "$step" = prepare ]; then
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7 holder=$8; shift 8
+  take "$user" "$holder"
+  if ! id -u "$user" >/dev/null 2>&1; then
+    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
+      fail "useradd could not create the user $user: $out"
+  fi
+  uid=$(id -u "$user") gid=$(id -g "$user")
+  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
+  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
+  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
+  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
+  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" || fail "could not make a fresh HOME for $user at $home"
+  # The staged settings: links and special files never (staging copied none; this is the boundary's own check).
+  if [ -n "$settings" ]; then
+    cp -R -P --preserve=mode -- "$settings/." "$home/" && find "$home" -mindepth 1 ! -type f ! -type d -delete ||
+      fail "could not copy the agent's settings into $home"
+  fi
+  chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+  printf 'user %s %s\\n' "$uid" "$gid"
+  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
+  pass "$(dirname -- "$tree")"
+  for r in "$@"; do pass "$r"; done
+  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
+  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
+  # never rename or remove .git. A file with other names (a hard link into a package store outside) stays the
+  # owner's: giving it would give those names too, for the agent to write. By full path first (fast), then what
+  # is left from its own folder (a path longer than PATH_MAX).
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -exec chown -h "$uid:$gid" -- {} + 2>/dev/null
+    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -execdir chown -h "$uid:$gid" -- {} + ||
+      fail "could not give the work tree $tree to $user"
+  fi
+  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
+  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
+  if [ -n "$program" ] && ! as_agent test -x "$program"; then
+    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
+  fi
+elif [ "$step" = claim ]; then
+  take "$1" "$2" "$3"
+elif [ "$step" = release ]; then
+  uid=$1 gid=$2 home=$3 tree=$4 owner=$5 ownergroup=$6 topgid=$7 topmode=$8 user=$9 holder=\${10} seconds=\${11} folders=\${12}
+  shift 12
+  mapfile -d '' -t found < <(entries)
+  [ \${#found[@]} -eq 0 ] || give_back "$uid" "$gid" "$owner" "$ownergroup" "the work tree $tree" "\${found[@]}"
+  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+  rm -rf -- "$home" || problem "could not remove $home"
+  IFS=: read -r -a folders <<< "$folders"
+  sweep_files "$uid" "$seconds" "$tree" "\${folders[@]}"
+  if [ \${#found[@]} -gt 0 ]; then
+    # A file kept for its other names, which went with the HOME or the sweep, has no other name now.
+    find "\${found[@]}" -uid "$uid" ! \\( -type f -links +1 \\) -execdir chown -h "$owner:$ownergroup" -- {} + 2>/dev/null
+    left "$uid" "$tree" "the work tree $tree" "\${found[@]}"
+  fi
+  [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
+elif [ "$step" = lend ]; then
+  uid=$1 gid=$2 dir=$3 user=$4
+  pass "$(dirname -- "$dir")"
+  chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
+elif [ "$step" = reclaim ]; then
+  uid=$1 gid=$2 dir=$3 owner=$4 ownergroup=$5; shift 5
+  give_back "$uid" "$gid" "$owner" "$ownergroup" "$dir" "$dir"
+  left "$uid" "$dir" "$dir" "$dir"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+else
+  fail "unknown step $step"
+fi
+`;
+/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
+const LAUNCHER = `
+for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
+while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
+exec "$@"
+`;
+/** Every process of the user running this is killed (kill(-1) spares only the caller). */
+const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
+/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
+const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
+
+;// CONCATENATED MODULE: ./src/security/settings.ts
+// The agent CLI's own settings, for an agent that runs as its own user with a fresh HOME: a copy of the files
+// and folders its preset names (never the runner's whole HOME), staged by the action's own user in a folder of
+// its own, then put into the agent's HOME by the isolation's prepare step while that HOME is still root's. No
+// symbolic link is followed or copied (one could point out of the settings into the runner's secrets), nothing
+// but regular files and folders is copied, and the originals are never the agent's: it cannot write back.
+
+
+
+/** A copy larger than this in all is cut short (a ~/.claude can hold gigabytes of old transcripts). */
+const MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Copies each existing `from` into a fresh staging folder at `to`, without following a symbolic link anywhere
+ * (the place itself included). Answers what it copied and what it left out, and why.
+ */
+function stageSettings(copies, parent = (0,external_node_os_.tmpdir)()) {
+    const staged = { copied: [], skipped: [] };
+    let bytes = 0;
+    let dir;
+    const skip = (file, why) => {
+        staged.skipped.push(`${file} (${why})`);
+    };
+    const copy = (from, to) => {
+        const stat = (0,external_node_fs_.lstatSync)(from);
+        if (stat.isSymbolicLink())
+            return (skip(from, 'a symbolic link'), 0);
+        if (stat.isDirectory()) {
+            (0,external_node_fs_.mkdirSync)(to, { recursive: true, mode: 0o700 });
+            let files = 0;
+            for (const entry of (0,external_node_fs_.readdirSync)(from).sort())
+                files += copy(external_node_path_default().join(from, entry), external_node_path_default().join(to, entry));
+            return files;
+        }
+        if (!stat.isFile())
+            return (skip(from, 'not a regular file'), 0);
+        if (bytes + stat.size > MAX_BYTES)
+            return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0);
+        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read; O_NONBLOCK: a FIFO is not waited on.
+        const fd = (0,external_node_fs_.openSync)(from, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
+        try {
+            if (!(0,external_node_fs_.fstatSync)(fd).isFile())
+                return (skip(from, 'not a regular file'), 0);
+            const content = (0,external_node_fs_.readFileSync)(fd);
+            bytes += content.length;
+            (0,external_node_fs_.writeFileSync)(to, content, { mode: stat.mode & 0o700 });
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+        return 1;
+    };
+    for (const { from, to } of copies) {
+        try {
+            (0,external_node_fs_.lstatSync)(from);
+        }
+        catch {
+            continue; // the CLI has no settings there: nothing to copy
+        }
+        dir ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(parent, 'ralph-agent-settings-'));
+        const target = external_node_path_default().join(dir, to);
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(target), { recursive: true, mode: 0o700 });
+        try {
+            const files = copy(from, target);
+            if (files > 0)
+                staged.copied.push(`${from} → ~/${to} (${files} file${files === 1 ? '' : 's'})`);
+        }
+        catch (error) {
+            skip(from, error.code ?? error.message);
+        }
+    }
+    if (dir)
+        staged.dir = dir;
+    return staged;
+}
+
+;// CONCATENATED MODULE: ./src/security/isolation.ts
+// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
+// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
+// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
+// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
+// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
+// passwordless sudo; whenever none of them is running, every process of that uid is killed.
+
+
+
+
+
+
+
+
+
+
+
+
+const DEFAULT_AGENT_USER = 'ralph-agent';
+/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
+const HOMES = '/var/lib/ralph-action';
+/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
+const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
+/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
+const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
+const BASH = ['bash', '--norc', '--noprofile', '-c'];
+/** Rounds of kill(-1) before a uid that keeps forking is reported. */
+const KILL_ROUNDS = 20;
+/** Tenths of a second to wait for the uid's killed processes to be reaped (init may take a second). */
+const REAP_WAITS = 50;
+/** The most processes (threads count: a node program has about ten) the agent's uid may have at once. */
+const DEFAULT_AGENT_MAX_PROCESSES = 4096;
+/** The lowest cap an agent can work under: its CLI, a shell and a test runner, with their threads. */
+const MIN_AGENT_MAX_PROCESSES = 32;
+/** Where every user may write outside the work tree: what the agent's uid leaves there is removed at the end. */
+const SHARED_TEMP_FOLDERS = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/dev/mqueue'];
+/** The longest the removal of the agent's files from SHARED_TEMP_FOLDERS may take, in seconds. */
+const SWEEP_SECONDS = 120;
+/** Another run on this machine holds the agent's user. */
+class UserBusy extends Error {
+    pid;
+    constructor(pid) {
+        super(`held by pid ${pid}`);
+        this.pid = pid;
+    }
+}
+/** Users the default name may take when another run holds it: ralph-agent, ralph-agent-2, … */
+const DEFAULT_USERS = 8;
+/** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
+const thisHolder = () => `${process.pid}:${processIdentity(process.pid) ?? ''}`;
+/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
+function isolationPrivilege() {
+    if (process.platform !== 'linux')
+        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
+    for (const tool of ['setpriv', 'prlimit'])
+        if (!which(tool, { cwd: '/', path: SYSTEM_PATH }))
+            return { why: `${tool} (util-linux) is not installed` };
+    if (process.getuid?.() === 0)
+        return { privilege: 'root' };
+    const me = `ralph-action runs as ${(0,external_node_os_.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
+    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
+        return { why: `${me}, and sudo is not installed` };
+    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    if (probe.status !== 0)
+        return { why: `${me}, and without passwordless sudo` };
+    return { privilege: 'sudo' };
+}
+/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : [trustedProgram('sudo', true), '-n', '--', ...argv];
+/**
+ * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
+ * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
+ * a fork loop fails at the cap instead of exhausting the machine. The kills go without it: at the cap, a
+ * capped exec as that uid would fail (EAGAIN).
+ */
+function asAgent(state, argv, maxProcesses) {
+    const { uid, gid } = state.user;
+    return asRoot(state.privilege, [
+        ...(maxProcesses === undefined
+            ? []
+            : [trustedProgram('prlimit', true), `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
+        trustedProgram('setpriv', true),
+        `--reuid=${uid}`,
+        `--regid=${gid}`,
+        '--clear-groups',
+        '--no-new-privs',
+        '--',
+        ...argv
+    ]);
+}
+/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
+async function privileged(privilege, args) {
+    const result = await runProcess({
+        argv: asRoot(privilege, [trustedProgram('bash', true), '-s', '--', ...args]),
+        cwd: '/',
+        env: SYSTEM_ENV,
+        input: PRIVILEGED,
+        // A step never waits forever (a chown of a large work tree takes a while; a stalled one is cut).
+        timeoutMs: 600_000
+    });
+    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
+    const lines = out.split('\n').filter(Boolean);
+    const error = lines.find(line => line.startsWith('error '));
+    if (error)
+        throw new IsolationError(error.slice('error '.length));
+    const busy = lines.find(line => line.startsWith('busy '));
+    if (busy)
+        throw new UserBusy(Number(busy.slice('busy '.length)));
+    if (result.exitCode !== 0) {
+        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
+        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
+    }
+    return lines;
+}
+const inside = (child, parent) => {
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+};
+/**
+ * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
+ * Throws IsolationError (one line) when the user or the work tree cannot be set up.
+ */
+async function isolateAgent(options) {
+    const name = options.user ?? DEFAULT_AGENT_USER;
+    // The default name stands for any of ours: a run that finds it held takes the next one.
+    const names = name === DEFAULT_AGENT_USER
+        ? Array.from({ length: DEFAULT_USERS }, (_, i) => (i === 0 ? name : `${name}-${i + 1}`))
+        : [name];
+    for (const [i, candidate] of names.entries()) {
+        try {
+            return await isolateAs(candidate, options);
+        }
+        catch (error) {
+            if (!(error instanceof UserBusy))
+                throw error;
+            if (i === names.length - 1)
+                throw new IsolationError(names.length > 1
+                    ? `The agent's users ${name} to ${candidate} are all held by other runs on this machine (the last by pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
+                    : `The agent's user ${name} is held by another run on this machine (pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`);
+            options.log?.(`The agent's user ${candidate} is held by another run (pid ${error.pid}): trying ${names[i + 1]}.`);
+        }
+    }
+    throw new IsolationError('no agent user was tried');
+}
+async function isolateAs(name, options) {
+    if (!AGENT_USER_NAME.test(name))
+        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
+    const workTree = external_node_path_default().resolve(options.workTree);
+    const maxProcesses = options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
+    if (!Number.isInteger(maxProcesses) || maxProcesses < 1)
+        throw new IsolationError(`The agent's process cap must be a positive whole number, got ${maxProcesses}.`);
+    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
+    if (paths.some(p => /[\n\r]/.test(p)))
+        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
+    if (workTree === '/')
+        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
+    for (const other of options.outside ?? [])
+        if (other && inside(external_node_path_default().resolve(other), workTree))
+            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
+    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const home = `${HOMES}/${name}`;
+    const holder = thisHolder();
+    // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
+    const staged = stageSettings(options.settings ?? []);
+    if (staged.dir && /[\n\r]/.test(staged.dir))
+        throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
+    let lines;
+    try {
+        lines = await privileged(options.privilege, [
+            'prepare',
+            name,
+            home,
+            workTree,
+            String(owner.uid),
+            (process.getgroups?.() ?? [owner.gid]).join(','),
+            options.program ?? '',
+            staged.dir ?? '',
+            holder,
+            ...(options.reach ?? [])
+        ]);
+    }
+    finally {
+        if (staged.dir)
+            (0,external_node_fs_.rmSync)(staged.dir, { recursive: true, force: true });
+    }
+    for (const copied of staged.copied)
+        options.log?.(`The agent's user gets a copy of ${copied}.`);
+    for (const skipped of staged.skipped)
+        options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`);
+    const repointed = {};
+    for (const { variable, from, to } of options.settings ?? [])
+        if (variable)
+            repointed[variable] = { from, to: external_node_path_default().join(home, to) };
+    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
+    const [uid, gid] = field('user').map(Number);
+    const [topGid, topMode] = field('top');
+    const opened = lines
+        .filter(line => line.startsWith('opened '))
+        .map(line => {
+        const [, mode, ...rest] = line.split(' ');
+        return { mode, path: rest.join(' ') };
+    });
+    const state = {
+        user: { name, uid, gid, home },
+        holder,
+        privilege: options.privilege,
+        workTree,
+        owner,
+        top: { gid: Number(topGid), mode: topMode },
+        opened,
+        repointed,
+        maxProcesses
+    };
+    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
+        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
+    return isolation(state, options.log);
+}
+/** The isolation a saved state describes (post, after main was killed, releases it with this). */
+function isolation(state, log) {
+    const said = new Set();
+    const signaller = agentSignaller(state);
+    let running = 0;
+    let reaped = [];
+    const command = (argv, env) => {
+        const agentEnv = agentUserEnvironment(env, state.user, state.repointed);
+        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+        const cap = state.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
+        if (state.privilege === 'root')
+            return { argv: asAgent(state, argv, cap), env: agentEnv, stdin: Buffer.alloc(0) };
+        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
+        const entries = [];
+        for (const [key, value] of Object.entries(agentEnv)) {
+            if (value === undefined)
+                continue;
+            if (IDENTIFIER.test(key))
+                entries.push(`${key}=${value}\0`);
+            else if (!said.has(key)) {
+                said.add(key);
+                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
+            }
+        }
+        return {
+            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv], cap),
+            env: SYSTEM_ENV,
+            stdin: Buffer.from(`${entries.join('')}\0`)
+        };
+    };
+    const killLive = async () => {
+        const found = new Set();
+        for (let round = 0; round < KILL_ROUNDS; round++) {
+            const pids = processesOf(state.user.uid);
+            if (pids.length === 0)
+                return [...found];
+            for (const pid of pids) {
+                if (!found.has(pid))
+                    reaped.push(pid);
+                found.add(pid);
+            }
+            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
+            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
+            if (round > 0)
+                await (0,promises_namespaceObject.setTimeout)(20);
+        }
+        const left = processesOf(state.user.uid);
+        if (left.length > 0)
+            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
+        return [...found];
+    };
+    const killAll = async () => {
+        const found = await killLive();
+        // The dead count against the cap until reaped: the next program would find a fork loop's share still taken.
+        for (let wait = 0; wait < REAP_WAITS && zombiesOf(state.user.uid).length > 0; wait++)
+            await (0,promises_namespaceObject.setTimeout)(100);
+        return found;
+    };
+    const run = async (options) => {
+        const env = options.env ?? process.env;
+        // As run directly: a program that is not there is not started (the loop says which one is missing).
+        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
+            return notFound(options);
+        const agent = command(options.argv, env);
+        const input = agent.stdin.length === 0
+            ? options.input
+            : Buffer.concat([
+                agent.stdin,
+                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+            ]);
+        running++;
+        let exited = false;
+        let killing;
+        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
+        const ended = () => {
+            if (exited)
+                return;
+            exited = true;
+            if (--running === 0)
+                killing = killAll();
+        };
+        try {
+            return await runProcess({
+                ...options,
+                argv: agent.argv,
+                env: agent.env,
+                ...(input !== undefined ? { input } : {}),
+                signaller,
+                onExit: () => {
+                    ended();
+                    options.onExit?.();
+                }
+            });
+        }
+        finally {
+            ended();
+            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
+            if (killing)
+                await killing;
+            else if (running === 0)
+                await killAll();
+        }
+    };
+    const release = async () => {
+        const problems = [];
+        // Held first (post takes over from a killed main): a run that took the user since is left alone.
+        const holder = thisHolder();
+        try {
+            await privileged(state.privilege, ['claim', state.user.name, holder, state.holder]);
+        }
+        catch (error) {
+            if (error instanceof UserBusy)
+                return [
+                    `the agent's user ${state.user.name} is held by another run (pid ${error.pid}) since this one ended: its processes and HOME are that run's, left alone`
+                ];
+            return [error.message];
+        }
+        try {
+            await killAll();
+        }
+        catch (error) {
+            // The work tree is not handed back while a process of the agent's user could still race the chown.
+            return [error.message];
+        }
+        const { user, owner, top, workTree } = state;
+        try {
+            const lines = await privileged(state.privilege, [
+                'release',
+                String(user.uid),
+                String(user.gid),
+                user.home,
+                workTree,
+                String(owner.uid),
+                String(owner.gid),
+                String(top.gid),
+                top.mode,
+                user.name,
+                holder,
+                String(SWEEP_SECONDS),
+                SHARED_TEMP_FOLDERS.join(':'),
+                ...state.opened.flatMap(o => [o.mode, o.path])
+            ]);
+            for (const line of lines)
+                if (line.startsWith('problem '))
+                    problems.push(line.slice('problem '.length));
+            const swept = lines.find(line => line.startsWith('swept '));
+            const n = Number(swept?.slice('swept '.length) ?? 0);
+            // Said when there were any (none is the usual case, and the CLI keeps its stderr for what matters).
+            if (n > 0)
+                log?.(`Removed ${n} file${n === 1 ? '' : 's'} the agent's user ${user.name} left outside the work tree (in ${SHARED_TEMP_FOLDERS.join(', ')}; its HOME is removed whole).`);
+        }
+        catch (error) {
+            problems.push(error.message);
+        }
+        return problems;
+    };
+    const lend = async (dir) => {
+        const target = external_node_path_default().resolve(dir);
+        if (/[\n\r]/.test(target))
+            throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
+        const { uid, gid, name } = state.user;
+        const lines = await privileged(state.privilege, ['lend', String(uid), String(gid), target, name]);
+        const opened = lines
+            .filter(line => line.startsWith('opened '))
+            .map(line => {
+            const [, mode, ...rest] = line.split(' ');
+            return { mode, path: rest.join(' ') };
+        });
+        return async () => {
+            try {
+                await killAll();
+            }
+            catch (error) {
+                return [error.message];
+            }
+            try {
+                const back = await privileged(state.privilege, [
+                    'reclaim',
+                    String(uid),
+                    String(gid),
+                    target,
+                    String(state.owner.uid),
+                    String(state.owner.gid),
+                    // The deepest first: a folder is closed again after those below it.
+                    ...opened.reverse().flatMap(o => [o.mode, o.path])
+                ]);
+                return back.filter(line => line.startsWith('problem ')).map(line => line.slice('problem '.length));
+            }
+            catch (error) {
+                return [error.message];
+            }
+        };
+    };
+    return {
+        state,
+        user: state.user,
+        lend,
+        command,
+        environment: env => agentUserEnvironment(env, state.user, state.repointed),
+        signaller,
+        runProcess: run,
+        killAll,
+        leftovers: () => {
+            const pids = reaped;
+            reaped = [];
+            return pids;
+        },
+        release
+    };
+}
+/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
+function notFound(options) {
+    const program = options.argv[0] ?? '';
+    if (options.logFile) {
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
+        (0,external_node_fs_.appendFileSync)(options.logFile, '');
+    }
+    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
+    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
+        code: 'ENOENT',
+        errno: -2,
+        syscall: `spawn ${program}`,
+        path: program
+    });
+    return {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: false,
+        spawnError,
+        stdout: none,
+        stderr: none,
+        durationMs: 0
+    };
+}
+/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
+function agentSignaller(state) {
+    return (pids, sig) => {
+        const denied = [];
+        for (const pid of pids) {
+            try {
+                process.kill(pid, sig);
+            }
+            catch (error) {
+                if (error.code === 'EPERM')
+                    denied.push(pid);
+            }
+        }
+        if (denied.length === 0)
+            return;
+        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
+        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/runner-files.ts
+// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
+// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
+// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
+// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
+// user wrote into them during the loop is cut back afterwards.
+
+
+/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
+function guardRunnerFiles(env, options) {
+    const saved = [];
+    for (const name of RUNNER_FILE_COMMANDS) {
+        const file = env[name];
+        if (!file)
+            continue;
+        try {
+            const mode = (0,external_node_fs_.statSync)(file).mode & 0o7777;
+            saved.push({ name, file, content: (0,external_node_fs_.readFileSync)(file), mode });
+            if (options.close)
+                (0,external_node_fs_.chmodSync)(file, mode & 0o700);
+        }
+        catch {
+            // Not there (a runner that does not set it, or a local run): nothing to guard.
+        }
+    }
+    return {
+        restore: () => {
+            const changed = [];
+            for (const { name, file, content, mode } of saved) {
+                let now;
+                try {
+                    now = (0,external_node_fs_.readFileSync)(file);
+                }
+                catch {
+                    now = undefined;
+                }
+                if (!now || !now.equals(content)) {
+                    (0,external_node_fs_.writeFileSync)(file, content);
+                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
+                    changed.push(added > 0
+                        ? `${added} bytes appended to ${name} during the loop were cut back`
+                        : `${name} was changed during the loop and was put back as it was`);
+                }
+                try {
+                    (0,external_node_fs_.chmodSync)(file, mode);
+                }
+                catch {
+                    // Gone meanwhile: written again above.
+                }
+            }
+            return changed;
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/index.ts
+// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
+// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/git/repo.ts
+// Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
+// {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
+
+
+
+
+
+class repo_GitRepo {
+    dir;
+    constructor(dir) {
+        this.dir = dir;
+    }
+    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
+    async exec(args, options = {}) {
+        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
+        const result = await runGit(args, {
+            cwd: this.dir,
+            env,
+            maxStdoutBytes: options.maxStdoutBytes,
+            timeoutMs: options.timeoutMs
+        });
+        if (!options.probe && result.exitCode !== 0)
+            throw new GitError(args, result);
+        return result;
+    }
+    /** Hermetic, like exec: stdout whole as bytes (blobs, -z listings), `input` on stdin; a failure rejects. */
+    bytes(args, input) {
+        return gitBytes(this.dir, args, {
+            env: hermeticGitEnvironment(),
+            ...(input !== undefined ? { input } : {})
+        });
+    }
+    /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
+    async currentBranch() {
+        const result = await this.exec(['symbolic-ref', '--quiet', '--short', 'HEAD'], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** The commit a ref names, or undefined when it names none. */
+    async commitOf(ref) {
+        const result = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
+            probe: true
+        });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    async headSha() {
+        const sha = await this.commitOf('HEAD');
+        if (!sha)
+            throw new Error(`${this.dir} has no commit checked out`);
+        return sha;
+    }
+    async isShallow() {
+        const result = await this.exec(['rev-parse', '--is-shallow-repository']);
+        return result.stdout.trim() === 'true';
+    }
+    /** An absolute path inside the git directory (`config`, `objects`, `shallow`), worktrees included. */
+    async gitPath(name) {
+        const result = await this.exec(['rev-parse', '--git-path', name]);
+        return external_node_path_default().resolve(this.dir, result.stdout.trim());
+    }
+    /** The git directory shared by all worktrees (where `config` and `modules/` live). */
+    async commonDir() {
+        const result = await this.exec(['rev-parse', '--git-common-dir']);
+        return external_node_path_default().resolve(this.dir, result.stdout.trim());
+    }
+    async objectFormat() {
+        const result = await this.exec(['rev-parse', '--show-object-format'], { probe: true });
+        return result.exitCode === 0 && result.stdout.trim() ? result.stdout.trim() : 'sha1';
+    }
+    /** The branch's commit on the remote (asked over the network), or null when the remote has no such branch. */
+    async remoteBranchSha(remote, branch, config) {
+        const ref = `refs/heads/${branch}`;
+        const result = await this.exec(['ls-remote', '--heads', '--end-of-options', remote, ref], { config });
+        for (const line of result.stdout.split('\n')) {
+            const [sha, name] = line.split('\t');
+            if (name === ref)
+                return sha;
+        }
+        return null;
+    }
+    /** The remote's default branch (its HEAD), or undefined when it cannot be learnt. */
+    async remoteDefaultBranch(remote, config) {
+        const result = await this.exec(['ls-remote', '--symref', '--end-of-options', remote, 'HEAD'], {
+            probe: true,
+            config
+        });
+        const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(result.stdout);
+        if (m)
+            return m[1];
+        const local = await this.exec(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`], {
+            probe: true
+        });
+        return local.exitCode === 0 ? local.stdout.trim().replace(`${remote}/`, '') : undefined;
+    }
+    /**
+     * Fetches branches into their remote-tracking refs (`+refs/heads/B:refs/remotes/<remote>/B`).
+     * `depth`/`deepen`/`unshallow` only make sense in a shallow repository.
+     */
+    async fetchBranches(remote, branches, options = {}) {
+        const args = ['fetch', '--no-tags', '--quiet', '--no-recurse-submodules'];
+        if (options.depth !== undefined)
+            args.push(`--depth=${options.depth}`);
+        if (options.deepen !== undefined)
+            args.push(`--deepen=${options.deepen}`);
+        if (options.unshallow)
+            args.push('--unshallow');
+        args.push('--end-of-options', remote, ...branches.map(b => `+refs/heads/${b}:refs/remotes/${remote}/${b}`));
+        return this.exec(args, { probe: true, config: options.config });
+    }
+    async mergeBase(a, b) {
+        const result = await this.exec(['merge-base', '--end-of-options', a, b], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** Whether the trees of two commits differ (what a pull request would show). */
+    async hasDiff(from, to) {
+        const result = await this.exec(['diff', '--quiet', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { probe: true });
+        if (result.exitCode === 0)
+            return false;
+        if (result.exitCode === 1)
+            return true;
+        throw new GitError(['diff', '--quiet', from, to], result);
+    }
+    /** Commits reachable from `to` but not from `from`. */
+    async countCommits(from, to) {
+        const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
+        return Number(result.stdout.trim());
+    }
+    /** Paths that differ between two commits (path strings: see text/tree-path.ts). */
+    async changedPaths(from, to) {
+        const out = await this.bytes([
+            'diff',
+            '--name-only',
+            '-z',
+            '--no-ext-diff',
+            '--no-renames',
+            '--end-of-options',
+            from,
+            to
+        ]);
+        return splitNul(out).filter(Boolean);
+    }
+    /** One local config value, or undefined when unset. */
+    async localConfig(key) {
+        const result = await this.exec(['config', '--local', '--get', key], { probe: true });
+        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/auth.ts
+/** `http.<origin>/.extraheader`, the key actions/checkout uses (and persists). */
+function extraHeaderKey(serverUrl) {
+    return `http.${new URL(serverUrl).origin}/.extraheader`;
+}
+function basicAuthHeader(token) {
+    return `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64')}`;
+}
+/**
+ * Config for one authenticated command: the empty value first clears any header inherited from other config
+ * (a persisted checkout credential would otherwise be sent too), and no credential helper is asked.
+ */
+function authConfig(auth) {
+    const key = extraHeaderKey(auth.serverUrl);
+    return [
+        [key, ''],
+        [key, basicAuthHeader(auth.token)],
+        ['credential.helper', '']
+    ];
+}
+/** The clone URL of `owner/repo` on the server, as actions/checkout builds it (no credentials in it). */
+function repositoryUrl(serverUrl, repository) {
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
+        throw new Error(`'${repository}' is not a repository name of the form owner/repo`);
+    return `${new URL(serverUrl).origin}/${repository}`;
+}
+
+;// CONCATENATED MODULE: ./src/git/push.ts
+// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
+// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
+// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
+// only to the GitHub server, for this one command.
+
+
+
+
+
+
+
+/** Branches under this prefix belong to the action: it may replace them (with a lease). */
+const OWNED_BRANCH_PREFIX = 'ralph/';
+/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
+const PUSH_FAILURE = {
+    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
+    workflowsPermission: 'workflows_permission',
+    /** Branch protection or a ruleset refused the update. */
+    protectedBranch: 'protected_branch',
+    /** The remote branch has commits this run does not have (a plain push). */
+    nonFastForward: 'non_fast_forward',
+    /** The remote branch moved since the run started (a `--force-with-lease` push). */
+    staleLease: 'stale_lease',
+    /** The token was refused: missing, invalid or expired. */
+    authFailed: 'auth_failed',
+    /** The token is valid but may not write to the repository. */
+    permissionDenied: 'permission_denied',
+    unknown: 'unknown'
+};
+/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
+const GITHUB_PUSH_ERRORS = {
+    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
+    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
+    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
+    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
+    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
+    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
+};
+async function pushBranch(workTree, options) {
+    const repo = new repo_GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const { branch } = options;
+    const target = options.target ?? `refs/heads/${branch}`;
+    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
+        (options.ref ? undefined : await repo.commitOf('HEAD'));
+    if (!sha)
+        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
+    const url = repositoryUrl(options.serverUrl, options.repository);
+    const owned = options.target !== undefined || branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
+    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
+    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
+    if (lease !== undefined)
+        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
+    else if (options.leaseSha && !owned)
+        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
+    if (options.dryRun)
+        args.push('--dry-run');
+    args.push('--end-of-options', url, `${sha}:${target}`);
+    const scratch = await scratchGitDir(repo);
+    try {
+        const auth = { token: options.token, serverUrl: options.serverUrl };
+        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
+            cwd: scratch.gitDir,
+            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+            env: hermeticGitEnvironment([
+                ['core.hooksPath', scratch.hooks],
+                // Belt and braces: no rewrite of our URL, wherever one might come from.
+                [`url.${url}.insteadOf`, url],
+                [`url.${url}.pushInsteadOf`, url],
+                // A stalled transport is cut off, so the push can be tried again (remote-retry.ts).
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
+                ...authConfig(auth)
+            ])
+        });
+        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
+        const status = porcelainStatus(result.stdout, target);
+        if (result.exitCode === 0 && status !== '!' && options.dryRun) {
+            log(`'${branch}' on ${options.repository} can be pushed (a dry run: nothing was sent).`);
+            return { pushed: false, sha, forced: status === '+', output };
+        }
+        if (result.exitCode === 0 && status !== '!') {
+            if (options.target === undefined)
+                await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
+            const forced = status === '+';
+            log(status === '='
+                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
+                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
+            return { pushed: true, sha, forced, output };
+        }
+        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
+        log(error.message);
+        return { pushed: false, sha, forced: false, error, output };
+    }
+    finally {
+        await (0,promises_.rm)(scratch.root, { recursive: true, force: true });
+    }
+}
+/** Turns git's push output into a known failure with its fix. */
+function classifyPushFailure(output, context) {
+    const { branch, repository } = context;
+    const detail = output
+        .split('\n')
+        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
+        .join('\n');
+    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
+    if (workflow) {
+        const [, actor, file, permission] = workflow;
+        return {
+            kind: PUSH_FAILURE.workflowsPermission,
+            workflowFile: file,
+            detail,
+            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
+                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
+                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
+                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
+        return {
+            kind: PUSH_FAILURE.protectedBranch,
+            detail,
+            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
+                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
+                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
+        return {
+            kind: PUSH_FAILURE.staleLease,
+            detail,
+            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
+                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
+        return {
+            kind: PUSH_FAILURE.nonFastForward,
+            detail,
+            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
+                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
+        return {
+            kind: PUSH_FAILURE.permissionDenied,
+            detail,
+            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
+                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
+                `"Contents: read and write" on ${repository}.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
+        return {
+            kind: PUSH_FAILURE.authFailed,
+            detail,
+            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
+        };
+    }
+    return {
+        kind: PUSH_FAILURE.unknown,
+        detail,
+        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
+    };
+}
+/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
+function porcelainStatus(stdout, target) {
+    for (const line of stdout.split('\n')) {
+        const [flag, refs] = line.split('\t');
+        if (refs?.endsWith(`:${target}`))
+            return flag;
+    }
+    return undefined;
+}
+/**
+ * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
+ * (and its shallow boundary, so a shallow clone can push).
+ */
+async function scratchGitDir(repo) {
+    const root = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-push-'));
+    try {
+        const gitDir = external_node_path_default().join(root, 'git');
+        const hooks = external_node_path_default().join(root, 'no-hooks');
+        await (0,promises_.mkdir)(hooks);
+        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
+            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
+        });
+        await (0,promises_.mkdir)(external_node_path_default().join(gitDir, 'objects', 'info'), { recursive: true });
+        await (0,promises_.writeFile)(external_node_path_default().join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
+        const shallow = await repo.gitPath('shallow');
+        await (0,promises_.copyFile)(shallow, external_node_path_default().join(gitDir, 'shallow')).catch(() => undefined);
+        return { root, gitDir, hooks };
+    }
+    catch (error) {
+        await (0,promises_.rm)(root, { recursive: true, force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/remote-retry.ts
+// Every git command that reaches the remote (fetch, ls-remote, push) is tried again, a few times with a
+// backoff, when it failed in transit: a reset or closed connection, a 5xx, a 429, GitHub's secondary rate limit,
+// a stall. One the server refused (401, 403, 404, a protected branch, a lease) is not, and keeps its message.
+// Trying again is safe: a fetch or ls-remote changes nothing, the lease on the action's own branch and
+// fast-forward-only on a person's still hold, and a push whose first try landed unanswered finds the branch up
+// to date: a success. A refusal that may be such a landing (the branch moved, a lease) is pushed once more to
+// tell which.
+
+
+
+/** git's (curl's) words for a request that never got the server's verdict. */
+const TRANSIENT_GIT_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed; HTTP (5\d\d|429)|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
+/** Kept for the callers that test git's output themselves: the same words. */
+const TRANSIENT_PUSH_ERRORS = TRANSIENT_GIT_ERRORS;
+/** GitHub's secondary rate limit: a 403 that asks to wait, not a refusal (its words come as `remote:` lines). */
+const SECONDARY_RATE_LIMIT = /secondary rate limit/i;
+/** A status the server answered with its verdict (401, 403, 404, …): never tried again. */
+const REFUSED_STATUS = /returned error: 4(?!29)\d\d\b|RPC failed; HTTP 4(?!29)\d\d\b/;
+/** The line of git's output that says it failed in transit, or undefined when the server refused (or it said nothing of the kind). */
+function inTransit(output) {
+    const lines = output.split('\n').map(line => line.trim());
+    const limited = lines.find(line => SECONDARY_RATE_LIMIT.test(line));
+    if (limited)
+        return limited;
+    if (REFUSED_STATUS.test(output))
+        return undefined;
+    return lines.find(line => TRANSIENT_GIT_ERRORS.test(line));
+}
+/** git's message in one line (its lines joined), for an error a person reads. */
+function gitSaid(output) {
+    return (output
+        .split('\n')
+        .map(line => line.trim())
+        .filter(Boolean)
+        .join(' ') || 'git gave no reason');
+}
+/**
+ * `run` (one git command that reaches the remote), tried again while it fails in transit, one log line per
+ * retry. Answers its last answer, or throws its last error.
+ */
+async function retryInTransit(run, options) {
+    const { retry } = options;
+    for (let attempt = 1;; attempt++) {
+        let line;
+        let thrown;
+        let value;
+        try {
+            value = await run();
+            line = options.failed?.(value);
+        }
+        catch (error) {
+            if (!(error instanceof GitError))
+                throw error;
+            thrown = error;
+            line = inTransit(error.result.stderr);
+        }
+        const wait = line === undefined ? 0 : retry.waitMs(attempt);
+        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
+        if (line === undefined || attempt >= retry.attempts || late) {
+            if (thrown !== undefined)
+                throw thrown;
+            return value;
+        }
+        options.log?.(`${options.what} did not get through (${line}); trying again in ${Math.round(wait)} ms (${options.counted ?? 'try'} ${attempt + 1} of ${retry.attempts}).`);
+        await new Promise(resolve => setTimeout(resolve, wait));
+    }
+}
+/** A failed git command's answer ({exitCode, stderr}): the line saying it failed in transit, or undefined. */
+const resultInTransit = (result) => result.exitCode === 0 ? undefined : inTransit(result.stderr);
+/** The git commands of a GitRepo that reach the remote (a push goes through pushWithRetry). */
+const REACHES_REMOTE = new Set(['fetch', 'ls-remote']);
+/** A GitRepo whose fetches and ls-remotes are tried again when they fail in transit (a stall cut off). */
+class RemoteRetryingRepo extends repo_GitRepo {
+    calls;
+    constructor(dir, calls) {
+        super(dir);
+        this.calls = calls;
+    }
+    exec(args, options = {}) {
+        if (!REACHES_REMOTE.has(args[0]))
+            return super.exec(args, options);
+        const config = [
+            ...(options.config ?? []),
+            ['http.lowSpeedLimit', '1'],
+            ['http.lowSpeedTime', String(this.calls.stallSeconds ?? 60)]
+        ];
+        return retryInTransit(() => super.exec(args, { ...options, config }), {
+            what: `git ${args[0]}`,
+            retry: this.calls.retry ?? { attempts: 1, waitMs: () => 0 },
+            failed: resultInTransit,
+            ...(this.calls.log ? { log: this.calls.log } : {})
+        });
+    }
+}
+/**
+ * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
+ * when its connection was reset, and that second one finds the branch already moved.
+ */
+const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
+function maybeLanded(result) {
+    const kind = result.error?.kind;
+    return (!result.pushed &&
+        (kind === PUSH_FAILURE.staleLease ||
+            kind === PUSH_FAILURE.nonFastForward ||
+            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
+}
+/** Whether a failed push failed in transit, not by a refusal. */
+function failedInTransit(result) {
+    return pushInTransit(result) !== undefined;
+}
+function pushInTransit(result) {
+    return !result.pushed && result.error?.kind === PUSH_FAILURE.unknown ? inTransit(result.output) : undefined;
+}
+/** pushBranch, tried again while it fails in transit. */
+function pushWithRetry(workTree, options, retry) {
+    const log = options.log ?? (() => undefined);
+    let looked = false;
+    const push = async () => {
+        const result = await pushBranch(workTree, options);
+        if (!maybeLanded(result) || looked || retry.lookAfterRefusal === false)
+            return result;
+        // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
+        looked = true;
+        log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
+        return pushBranch(workTree, options);
+    };
+    return retryInTransit(push, { what: 'The push', counted: 'push', retry, failed: pushInTransit, log });
+}
+
+;// CONCATENATED MODULE: ./src/git/branch.ts
+// The loop's branch: created fresh from the latest base (or continued from the remote), the way
+// actions/checkout leaves a repository: possibly shallow (fetch-depth 1), possibly on a detached HEAD (a
+// SHA, a pull request's merge commit), possibly behind a base that moved on since the job started.
+
+
+
+
+// Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
+const DEEPEN_STEPS = [50, 500];
+/** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
+async function prepareBranch(workTree, options) {
+    const log = options.log ?? (() => undefined);
+    const git = new RemoteRetryingRepo(workTree, {
+        ...(options.retry ? { retry: options.retry } : {}),
+        ...(options.stallSeconds !== undefined ? { stallSeconds: options.stallSeconds } : {}),
+        log
+    });
+    const remote = options.remote ?? 'origin';
+    const branch = await validBranchName(git, options.branch, 'branch');
+    const config = options.auth ? authConfig(options.auth) : undefined;
+    const previous = { branch: await git.currentBranch(), sha: await git.commitOf('HEAD') };
+    const { base, source } = await resolveBase(git, remote, previous.branch, options, config);
+    await validBranchName(git, base, 'base');
+    log(`The base is '${base}' (${describeSource(source, previous)}).`);
+    if (base === branch) {
+        throw new Error(`The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`);
+    }
+    const hasRemote = await git.exec(['config', '--get', `remote.${remote}.url`], { probe: true });
+    if (hasRemote.exitCode !== 0)
+        return startLocally(git, branch, base, source, previous, remote, options);
+    let shallow = await git.isShallow();
+    // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
+    const baseFetch = await git.fetchBranches(remote, [base], { ...(shallow ? { depth: 1 } : {}), config });
+    if (baseFetch.exitCode !== 0) {
+        if (/couldn't find remote ref/i.test(baseFetch.stderr))
+            throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
+        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${remoteSaid(baseFetch.stderr)}`);
+    }
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const baseTip = await git.commitOf(baseRef);
+    if (!baseTip)
+        throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
+    if (previous.sha && previous.sha !== baseTip && previous.branch === base)
+        log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
+    const remoteSha = await git.remoteBranchSha(remote, branch, config).catch((error) => {
+        if (!(error instanceof GitError))
+            throw error;
+        throw new Error(`Could not ask '${remote}' for the branch '${branch}': ${remoteSaid(error.result.stderr)}`);
+    });
+    if (options.continueExisting && remoteSha) {
+        const branchRef = `refs/remotes/${remote}/${branch}`;
+        const fetched = await git.fetchBranches(remote, [branch], {
+            ...(shallow ? { depth: DEEPEN_STEPS[0] } : {}),
+            config
+        });
+        if (fetched.exitCode !== 0)
+            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${remoteSaid(fetched.stderr)}`);
+        await switchTo(git, branch, branchRef);
+        const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
+        shallow = await git.isShallow();
+        log(`Continuing '${branch}' from ${remote} at ${branch_short(remoteSha)} (forked from '${base}' at ${branch_short(forkPoint)}).`);
+        return {
+            branch,
+            base,
+            baseSource: source,
+            baseSha: forkPoint,
+            startSha: await git.headSha(),
+            continued: true,
+            remoteSha,
+            shallow,
+            previous
+        };
+    }
+    if (options.continueExisting)
+        log(`'${branch}' does not exist on ${remote} yet; starting it from '${base}'.`);
+    else if (remoteSha)
+        log(`'${branch}' exists on ${remote} (${branch_short(remoteSha)}); starting it afresh from '${base}' (it will be replaced on push).`);
+    await switchTo(git, branch, baseRef);
+    log(`Created '${branch}' from '${base}' at ${branch_short(baseTip)}.`);
+    return {
+        branch,
+        base,
+        baseSource: source,
+        baseSha: baseTip,
+        startSha: baseTip,
+        continued: false,
+        remoteSha,
+        shallow,
+        previous
+    };
+}
+async function resolveBase(git, remote, checkedOut, options, config) {
+    const env = options.env ?? process.env;
+    const given = options.base?.trim();
+    if (given)
+        return { base: given.replace(/^refs\/heads\//, ''), source: 'input' };
+    if (checkedOut)
+        return { base: checkedOut, source: 'checkout' };
+    // Detached HEAD: a pull request's merge commit (its base is GITHUB_BASE_REF), or a SHA checked out.
+    if (env.GITHUB_BASE_REF)
+        return { base: env.GITHUB_BASE_REF, source: 'pull-request' };
+    if (env.GITHUB_REF?.startsWith('refs/heads/'))
+        return { base: env.GITHUB_REF.slice('refs/heads/'.length), source: 'github-ref' };
+    const fallback = await git.remoteDefaultBranch(remote, config);
+    if (fallback)
+        return { base: fallback, source: 'remote-default' };
+    throw new Error(`HEAD is detached and the base branch cannot be worked out (no GITHUB_BASE_REF, GITHUB_REF is '${env.GITHUB_REF ?? ''}', and ${remote} did not say its default branch): give the base branch.`);
+}
+function describeSource(source, previous) {
+    switch (source) {
+        case 'input':
+            return 'given';
+        case 'checkout':
+            return 'the branch checked out';
+        case 'pull-request':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the pull request's base, GITHUB_BASE_REF`;
+        case 'github-ref':
+            return `HEAD is detached at ${branch_short(previous.sha)}; from GITHUB_REF`;
+        case 'remote-default':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the remote's default branch`;
+    }
+}
+async function validBranchName(git, name, what) {
+    const trimmed = name.trim();
+    // Names reach git as arguments: refuse what could read as an option or hide in a log.
+    const check = await git.exec(['check-ref-format', '--branch', trimmed], { probe: true });
+    if (!trimmed ||
+        trimmed.startsWith('-') ||
+        [...trimmed].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ||
+        check.exitCode !== 0)
+        throw new Error(`'${name}' is not a valid ${what} name.`);
+    return trimmed;
+}
+/** A repository without the remote: a local trial starts from the local base; anything else is told how. */
+async function startLocally(git, branch, base, source, previous, remote, options) {
+    if (!options.localOnly)
+        throw new Error(`This repository has no remote '${remote}' to push '${branch}' to: add one, or for a local trial set open-pr: false (and on-failure: none), which starts the branch from the local '${base}'.`);
+    const baseTip = await git.commitOf(`refs/heads/${base}`);
+    if (!baseTip)
+        throw new Error(`There is no remote '${remote}' and no local branch '${base}' to start from: commit on '${base}' first, or give the base.`);
+    await switchTo(git, branch, `refs/heads/${base}`);
+    options.log?.(`There is no remote '${remote}': a local trial, so nothing will be pushed. Created '${branch}' from the local '${base}' at ${branch_short(baseTip)}.`);
+    return {
+        branch,
+        base,
+        baseSource: source,
+        baseSha: baseTip,
+        startSha: baseTip,
+        continued: false,
+        remoteSha: null,
+        shallow: await git.isShallow(),
+        previous
+    };
+}
+async function switchTo(git, branch, start) {
+    const result = await git.exec(['checkout', '--quiet', '--no-track', '-B', branch, start, '--'], {
+        probe: true
+    });
+    if (result.exitCode === 0)
+        return;
+    if (/would be overwritten/.test(result.stderr)) {
+        throw new Error(`Cannot switch to '${branch}' (${start}): local changes in the work tree would be overwritten. The loop must start from a clean checkout.\n${result.stderr.trim()}`);
+    }
+    throw new GitError(['checkout', '-B', branch, start], result);
+}
+/**
+ * The commit where a continued branch left the base. In a shallow clone the histories are deepened step by
+ * step until it is found, and unshallowed only when that was not enough.
+ */
+async function findForkPoint(git, remote, base, branch, shallow, config, log) {
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const branchRef = `refs/remotes/${remote}/${branch}`;
+    let found = await git.mergeBase(baseRef, branchRef);
+    if (found || !shallow) {
+        if (found)
+            return found;
+        throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+    }
+    const attempts = [
+        ...DEEPEN_STEPS.map(depth => ({ depth })),
+        { unshallow: true }
+    ];
+    for (const attempt of attempts) {
+        if (attempt.unshallow && !(await git.isShallow()))
+            break;
+        log(attempt.unshallow
+            ? `The fork point of '${branch}' and '${base}' is not in this shallow clone; fetching their whole history.`
+            : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
+        const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
+        if (result.exitCode !== 0)
+            throw new Error(`Could not deepen the shallow clone: ${remoteSaid(result.stderr)}`);
+        found = await git.mergeBase(baseRef, branchRef);
+        if (found)
+            return found;
+    }
+    throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+}
+/** What the remote said, in one line, with the fix when the token was refused. */
+function remoteSaid(stderr) {
+    const said = gitSaid(stderr);
+    return /could not read (Username|Password)|Authentication failed|returned error: 40[13]\b/.test(said)
+        ? `${said} (the remote refused the token: check the credential actions/checkout persisted, or the token given to it, and that it may read the repository)`
+        : said;
+}
+function branch_short(sha) {
+    return sha ? sha.slice(0, 7) : '(none)';
+}
+/** The identity the loop's commits are made with unless told otherwise. */
+const GITHUB_ACTIONS_IDENTITY = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com'
+};
+/** Sets the commit identity in the repository's local config, restorably. */
+async function configureIdentity(workTree, identity = {}) {
+    const git = new repo_GitRepo(workTree);
+    const name = identity.name?.trim() || GITHUB_ACTIONS_IDENTITY.name;
+    const email = identity.email?.trim() || GITHUB_ACTIONS_IDENTITY.email;
+    const before = { name: await git.localConfig('user.name'), email: await git.localConfig('user.email') };
+    await git.exec(['config', '--local', '--replace-all', 'user.name', name]);
+    await git.exec(['config', '--local', '--replace-all', 'user.email', email]);
+    let restored = false;
+    return {
+        name,
+        email,
+        async restore() {
+            if (restored)
+                return;
+            restored = true;
+            for (const [key, value] of [
+                ['user.name', before.name],
+                ['user.email', before.email]
+            ]) {
+                if (value === undefined)
+                    await git.exec(['config', '--local', '--unset-all', key], { probe: true });
+                else
+                    await git.exec(['config', '--local', '--replace-all', key, value]);
+            }
+        }
+    };
+}
+// --- what the branch holds ---
+/** Whether HEAD (or `head`) differs from `baseSha`: false means no diff, so no pull request. */
+function hasDiff(workTree, baseSha, head = 'HEAD') {
+    return new repo_GitRepo(workTree).hasDiff(baseSha, head);
+}
+/** How many commits `head` has that `sinceSha` has not (0: this run committed nothing to push). */
+function commitsSince(workTree, sinceSha, head = 'HEAD') {
+    return new GitRepo(workTree).countCommits(sinceSha, head);
+}
+/** The paths that differ between `baseSha` and `head`. */
+function changedFiles(workTree, baseSha, head = 'HEAD') {
+    return new GitRepo(workTree).changedPaths(baseSha, head);
+}
+/** Changed paths under .github/workflows/: a push of them needs a token with the `workflows` permission. */
+async function changedWorkflowFiles(workTree, baseSha, head = 'HEAD') {
+    return (await changedFiles(workTree, baseSha, head)).filter(p => p.startsWith('.github/workflows/'));
+}
+const MAX_PATCH_BYTES = 64 * 1024 * 1024;
+/**
+ * The commits from `baseSha` to `head` as an mbox patch (`git format-patch --stdout --binary`), for when the
+ * push is refused: `git am < patch` on `baseSha` re-creates them. Pass `prepared.baseSha` for the whole
+ * branch, or `prepared.remoteSha ?? prepared.baseSha` for exactly what the remote lacks.
+ */
+async function formatPatch(workTree, baseSha, head = 'HEAD') {
+    const result = await new repo_GitRepo(workTree).exec(['format-patch', '--stdout', '--binary', '--no-color', '--find-renames', `${baseSha}..${head}`, '--'], { maxStdoutBytes: MAX_PATCH_BYTES });
+    if (result.stdoutTruncated)
+        throw new Error(`The patch from ${branch_short(baseSha)} to ${head} is larger than ${MAX_PATCH_BYTES} bytes.`);
+    return result.stdout;
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(77598);
+;// CONCATENATED MODULE: ./src/git/credentials.ts
+// actions/checkout leaves its token where any process in the job can read it: v4/v5 as
+// `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
+// pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
+// containers). For the agent's run both are taken away, and put back byte for byte afterwards. Room for what is
+// put back is kept before the run: a file of as many zero bytes beside each one (0600), written over and renamed
+// into place afterwards, so a disk the agent filled cannot keep the credential out. The token itself stays in
+// memory, and in a file only for post when the caller keeps one (HiddenCredentials.held).
+
+
+
+
+
+
+/** The credentials file actions/checkout v6+ writes (its own pattern, from git-auth-helper.ts). */
+const CHECKOUT_CREDENTIALS_FILE = /git-credentials-[0-9a-f-]+\.config$/i;
+const EXTRA_HEADER_KEY = /^http\.(.*\.)?extraheader$/;
+const INCLUDE_KEY = /^include(if\..*)?\.path$/;
+const AUTH_VALUE = /^\s*authorization\s*:/i;
+// A value pattern for `git config --unset-all` that matches the header without the token in argv.
+const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
+/** Room for `content` beside `file` (zero bytes, 0600): putting it back needs no new space. */
+async function reserveFor(file, content) {
+    const reserve = external_node_path_default().join(external_node_path_default().dirname(file), `.ralph-credentials-${(0,external_node_crypto_.randomUUID)()}`);
+    await (0,promises_.writeFile)(reserve, Buffer.alloc(content.length), { mode: 0o600, flag: 'wx' });
+    return reserve;
+}
+/** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
+async function hidePersistedCredentials(workTree, options = {}) {
+    const git = new repo_GitRepo(workTree);
+    const changes = [];
+    const hiddenFiles = [];
+    const removed = [];
+    let restored;
+    const restore = async () => {
+        if (restored)
+            return restored;
+        const report = { changedConfigFiles: [], problems: [] };
+        for (const hidden of hiddenFiles) {
+            try {
+                await putBack(hidden, hidden.content);
+            }
+            catch (error) {
+                report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
+            }
+        }
+        for (const change of [...changes].reverse()) {
+            try {
+                await restoreConfigFile(git, change, options.onConfigChange ?? 'discard', report);
+            }
+            catch (error) {
+                report.problems.push(`could not restore ${change.file}: ${error.message}`);
+            }
+        }
+        restored = report;
+        return report;
+    };
+    try {
+        const seen = new Set();
+        for (const file of await configFiles(git)) {
+            const entries = await listConfig(git, file);
+            const found = [];
+            for (const entry of entries) {
+                if (EXTRA_HEADER_KEY.test(entry.key) && AUTH_VALUE.test(entry.value)) {
+                    found.push(entry);
+                }
+                else if (INCLUDE_KEY.test(entry.key)) {
+                    const target = resolveInclude(file, entry.value);
+                    const isCheckoutFile = CHECKOUT_CREDENTIALS_FILE.test(entry.value);
+                    if (!isCheckoutFile && !(await holdsAuthHeader(git, target)))
+                        continue;
+                    found.push(entry);
+                    if (seen.has(target))
+                        continue;
+                    seen.add(target);
+                    const content = await (0,promises_.readFile)(target).catch(() => undefined);
+                    // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
+                    if (content && isCheckoutFile) {
+                        const mode = (await (0,promises_.stat)(target)).mode & 0o7777;
+                        hiddenFiles.push({ file: target, reserve: await reserveFor(target, content), mode, content });
+                        await (0,promises_.unlink)(target);
+                        removed.push(`credentials file ${target}`);
+                    }
+                }
+            }
+            if (found.length === 0)
+                continue;
+            const original = await (0,promises_.readFile)(file);
+            const mode = (await (0,promises_.stat)(file)).mode & 0o7777;
+            const reserve = await reserveFor(file, original);
+            const change = { file, reserve, original, mode, redacted: original, entries: found };
+            changes.push(change);
+            for (const entry of dedupeKeys(found)) {
+                if (EXTRA_HEADER_KEY.test(entry.key)) {
+                    await git.exec(['config', '--file', file, '--unset-all', entry.key, AUTH_VALUE_PATTERN]);
+                }
+                else {
+                    await git.exec(['config', '--file', file, '--fixed-value', '--unset-all', entry.key, entry.value]);
+                }
+                removed.push(`${entry.key} in ${file}`);
+            }
+            change.redacted = await (0,promises_.readFile)(file);
+        }
+    }
+    catch (error) {
+        await restore();
+        throw error;
+    }
+    if (removed.length > 0)
+        options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
+    const held = [
+        ...hiddenFiles.map(({ content, ...place }) => ({ ...place, content: content.toString('base64') })),
+        ...changes.map(({ file, reserve, mode, original }) => ({
+            file,
+            reserve,
+            mode,
+            content: original.toString('base64')
+        }))
+    ];
+    return { removed, held, restore };
+}
+/**
+ * `content` put back in `place.file`, with its mode: written over its reserve, which is then renamed into place
+ * (no new space needed). A reserve that is gone, or is not the plain file it was made as (a link, another
+ * size), is not written: the file is written anew instead.
+ */
+async function putBack(place, content) {
+    const reserve = await (0,promises_.open)(place.reserve, external_node_fs_.constants.O_RDWR | external_node_fs_.constants.O_NOFOLLOW).catch(() => undefined);
+    if (reserve) {
+        let ready = false;
+        try {
+            const s = await reserve.stat();
+            if (s.isFile() && s.nlink === 1 && s.size === content.length) {
+                await reserve.write(content, 0, content.length, 0);
+                await reserve.chmod(place.mode);
+                ready = true;
+            }
+        }
+        finally {
+            await reserve.close();
+        }
+        if (ready)
+            return (0,promises_.rename)(place.reserve, place.file);
+    }
+    await (0,promises_.rm)(place.reserve, { force: true });
+    await (0,promises_.mkdir)(external_node_path_default().dirname(place.file), { recursive: true });
+    await writeAtomically(place.file, content, place.mode);
+}
+/**
+ * Puts back what main held and could not put back (post, after a main that was killed or failed): answers the
+ * files put back and what could not be. One whose reserve is gone was put back already, and is left as it is.
+ */
+async function putBackHeld(held) {
+    const done = [];
+    const problems = [];
+    for (const one of held) {
+        try {
+            if (!(await (0,promises_.stat)(one.reserve).then(() => true, () => false)))
+                continue;
+            await putBack(one, Buffer.from(one.content, 'base64'));
+            done.push(one.file);
+        }
+        catch (error) {
+            problems.push(`could not put back ${one.file}: ${error.message}`);
+        }
+    }
+    return { putBack: done, problems };
+}
+/**
+ * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
+ * `finally`, also when `fn` throws. A restore problem fails the call only when `fn` itself succeeded.
+ */
+async function withoutPersistedCredentials(workTree, fn, options = {}) {
+    const hidden = await hidePersistedCredentials(workTree, options);
+    let result;
+    try {
+        result = await fn();
+    }
+    catch (error) {
+        const problem = await restoreCredentials(hidden, options);
+        if (problem)
+            options.log?.(problem);
+        throw error;
+    }
+    const problem = await restoreCredentials(hidden, options);
+    if (problem)
+        throw new Error(problem);
+    return result;
+}
+/**
+ * Puts the credentials back (`hidden.restore()`), saying through `log` when a config file had changed; answers
+ * what could not be put back, in one line, or undefined.
+ */
+async function restoreCredentials(hidden, options = {}) {
+    const report = await hidden.restore();
+    if (report.changedConfigFiles.length > 0) {
+        options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
+            ? 'put back as it was before the run'
+            : 'kept, with the credentials added back'}.`);
+    }
+    if (report.problems.length === 0)
+        return undefined;
+    return `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
+}
+async function restoreConfigFile(git, change, onChange, report) {
+    const now = await (0,promises_.readFile)(change.file).catch(() => undefined);
+    const untouched = now !== undefined && now.equals(change.redacted);
+    if (!untouched)
+        report.changedConfigFiles.push(change.file);
+    if (untouched || now === undefined || onChange === 'discard') {
+        await putBack(change, change.original);
+        return;
+    }
+    for (const entry of change.entries) {
+        if (!EXTRA_HEADER_KEY.test(entry.key)) {
+            await git.exec(['config', '--file', change.file, '--add', entry.key, entry.value]);
+            continue;
+        }
+        // Like actions/checkout: a placeholder through argv, the secret written straight into the file.
+        const placeholder = `ralph-placeholder-${(0,external_node_crypto_.randomUUID)()}`;
+        await git.exec(['config', '--file', change.file, '--add', entry.key, placeholder]);
+        const text = await (0,promises_.readFile)(change.file, 'utf8');
+        if (text.indexOf(placeholder) < 0 || text.indexOf(placeholder) !== text.lastIndexOf(placeholder))
+            throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
+        await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
+    }
+    // Kept with the credential added back: its room is not needed.
+    await (0,promises_.rm)(change.reserve, { force: true });
+}
+/** The local config, the worktree's config, and every submodule's config under modules/. */
+async function configFiles(git) {
+    const common = await git.commonDir();
+    const files = [external_node_path_default().join(common, 'config'), await git.gitPath('config.worktree')];
+    const walk = async (dir) => {
+        const names = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
+        for (const entry of names) {
+            if (!entry.isDirectory())
+                continue;
+            const sub = external_node_path_default().join(dir, entry.name);
+            files.push(external_node_path_default().join(sub, 'config'));
+            await walk(external_node_path_default().join(sub, 'modules'));
+        }
+    };
+    await walk(external_node_path_default().join(common, 'modules'));
+    const existing = [];
+    for (const file of new Set(files)) {
+        if (await (0,promises_.stat)(file).then(s => s.isFile(), () => false))
+            existing.push(file);
+    }
+    return existing;
+}
+async function listConfig(git, file) {
+    const result = await git.exec(['config', '--file', file, '--null', '--list']);
+    return result.stdout
+        .split('\0')
+        .filter(Boolean)
+        .map(record => {
+        const newline = record.indexOf('\n');
+        return newline < 0
+            ? { key: record, value: '' }
+            : { key: record.slice(0, newline), value: record.slice(newline + 1) };
+    });
+}
+async function holdsAuthHeader(git, file) {
+    if (!(await (0,promises_.stat)(file).then(s => s.isFile(), () => false)))
+        return false;
+    const entries = await listConfig(git, file).catch(() => []);
+    return entries.some(e => EXTRA_HEADER_KEY.test(e.key) && AUTH_VALUE.test(e.value));
+}
+function resolveInclude(configFile, value) {
+    if (value.startsWith('~/'))
+        return external_node_path_default().join(external_node_os_default().homedir(), value.slice(2));
+    return external_node_path_default().resolve(external_node_path_default().dirname(configFile), value);
+}
+function dedupeKeys(entries) {
+    const seen = new Set();
+    return entries.filter(e => {
+        const id = EXTRA_HEADER_KEY.test(e.key) ? e.key : `${e.key}\0${e.value}`;
+        if (seen.has(id))
+            return false;
+        seen.add(id);
+        return true;
+    });
+}
+/** A value as git writes it into a config file. */
+function quoteConfigValue(value) {
+    if (!/^\s|\s$|[#;"\\\n]/.test(value))
+        return value;
+    return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+}
+async function writeAtomically(file, content, mode) {
+    const temp = `${file}.ralph-${(0,external_node_crypto_.randomUUID)()}`;
+    try {
+        await (0,promises_.writeFile)(temp, content, { mode });
+        await (0,promises_.chmod)(temp, mode);
+        await (0,promises_.rename)(temp, file);
+    }
+    catch (error) {
+        await (0,promises_.rm)(temp, { force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/snapshot.ts
+// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
+// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
+// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
+// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
+// the loop. Kept in a file too, so the post step can put it back when main was killed.
+
+
+
+
+
+async function kind(file) {
+    try {
+        const s = await (0,promises_.lstat)(pathBytes(file));
+        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
+    }
+    catch {
+        return undefined;
+    }
+}
+async function walk(dir, found) {
+    for (const entry of await (0,promises_.readdir)(pathBytes(dir), { withFileTypes: true, encoding: 'buffer' }).catch(() => [])) {
+        const full = external_node_path_default().join(dir, pathFromBytes(entry.name));
+        if (entry.isDirectory())
+            await walk(full, found);
+        else
+            found.push(full);
+    }
+}
+async function save(file) {
+    const s = await (0,promises_.lstat)(pathBytes(file)).catch(() => undefined);
+    if (!s?.isFile())
+        return undefined;
+    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(pathBytes(file))).toString('base64') };
+}
+/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
+async function snapshotGitDir(workTree) {
+    const git = new repo_GitRepo(workTree);
+    const common = await git.commonDir();
+    const folders = [external_node_path_default().join(common, 'info'), external_node_path_default().join(common, 'hooks')];
+    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
+    const snapshot = { folders, files: [], absent: [] };
+    for (const file of configs) {
+        const saved = await save(file);
+        if (saved)
+            snapshot.files.push(saved);
+        else
+            snapshot.absent.push(file);
+    }
+    for (const folder of folders) {
+        const found = [];
+        await walk(folder, found);
+        for (const file of found) {
+            const saved = await save(file);
+            if (saved)
+                snapshot.files.push(saved);
+        }
+    }
+    return snapshot;
+}
+/**
+ * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
+ * Answers the paths that had changed; throws only when one cannot be put back.
+ */
+async function restoreGitDir(snapshot) {
+    const changed = new Set();
+    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
+    for (const folder of snapshot.folders) {
+        if ((await kind(folder)) === 'other') {
+            await (0,promises_.rm)(pathBytes(folder), { force: true });
+            changed.add(folder);
+        }
+        const now = [];
+        await walk(folder, now);
+        for (const file of now)
+            if (!wanted.has(file)) {
+                await (0,promises_.rm)(pathBytes(file), { recursive: true, force: true });
+                changed.add(file);
+            }
+    }
+    for (const file of snapshot.absent)
+        if ((await kind(file)) !== undefined) {
+            await (0,promises_.rm)(pathBytes(file), { recursive: true, force: true });
+            changed.add(file);
+        }
+    for (const saved of snapshot.files) {
+        const content = Buffer.from(saved.content, 'base64');
+        const file = pathBytes(saved.path);
+        const now = await (0,promises_.lstat)(file).catch(() => undefined);
+        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(file)).equals(content))
+            continue;
+        if (now)
+            await (0,promises_.rm)(file, { recursive: true, force: true });
+        await (0,promises_.mkdir)(pathBytes(external_node_path_default().dirname(saved.path)), { recursive: true });
+        await (0,promises_.writeFile)(file, content, { mode: saved.mode });
+        await (0,promises_.chmod)(file, saved.mode);
+        changed.add(saved.path);
+    }
+    return [...changed];
+}
+
+;// CONCATENATED MODULE: ./src/git/index.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
 ;// CONCATENATED MODULE: ./src/loop/breaker.ts
 // The stagnation breaker: a loop that makes no progress, keeps failing the same way, whose agent keeps
 // failing, or whose agent keeps being denied the tools it needs is stopped (`circuit_open`) instead of
@@ -51100,6 +51005,8 @@ class BudgetGate {
     options;
     inFlight = new Set();
     waiting = [];
+    /** Worst cases of the calls whose grant the repository's budget is still deciding. */
+    granting = 0;
     constructor(options) {
         this.options = options;
     }
@@ -51111,10 +51018,28 @@ class BudgetGate {
     decide(pending) {
         const left = this.options.budgetLeft?.();
         if (left === undefined || pending.worstUsd <= left - this.reservedAhead())
-            return pending.start();
+            return this.grantThenStart(pending);
         if (this.inFlight.size === 0)
             return pending.refuse();
         this.waiting.push(pending);
+    }
+    /** The repository's budget grants the call's worst case beside every other's not yet spent, or refuses it. */
+    grantThenStart(pending) {
+        const grant = this.options.grant;
+        if (!grant)
+            return pending.start();
+        const need = this.reservedAhead() + this.granting + pending.worstUsd;
+        this.granting += pending.worstUsd;
+        const decided = (answer) => {
+            this.granting -= pending.worstUsd;
+            if (answer === true)
+                return pending.start();
+            // Calls in flight may end under their worst case, and leave room: this one waits for them.
+            if (this.inFlight.size > 0)
+                return void this.waiting.push(pending);
+            pending.refuseForLedger(answer.refused);
+        };
+        grant(need).then(decided, (error) => decided({ refused: error.message }));
     }
     /** The agent hung up while its request was held: it is no longer waiting. */
     withdraw(pending) {
@@ -52428,8 +52353,13 @@ async function startModelProxy(options) {
             const pending = {
                 worstUsd: pre.worstUsd,
                 // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
-                start: () => send(up, request, response, url, pre.body ?? body, call, pre.body !== undefined),
-                refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media)
+                start: () => {
+                    // The agent may have hung up while the repository's budget was asked.
+                    if (!response.destroyed)
+                        send(up, request, response, url, pre.body ?? body, call, pre.body !== undefined);
+                },
+                refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media),
+                refuseForLedger: why => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media, why)
             };
             // The agent hung up while its request was held: it is no longer waiting.
             response.on('close', () => gate.withdraw(pending));
@@ -52447,7 +52377,11 @@ async function startModelProxy(options) {
     };
     const dollars = (usd) => `$${usd.toFixed(4)}`;
     /** A model call whose worst case does not fit: recorded, answered as a spent budget, never forwarded. */
-    const refuseForBudget = (response, path, worstUsd, model, media) => {
+    const refuseForBudget = (response, path, worstUsd, model, media, 
+    /** The repository's budget refused it, saying why. */
+    ledger) => {
+        if (response.destroyed)
+            return;
         const left = Math.max(0, options.budgetLeft?.() ?? 0);
         // Media is billed by what it decodes to: say why a small body is reserved at a whole input window.
         const why = media === undefined ? '' : ` (it carries ${media}: reserved at a whole input window)`;
@@ -52458,12 +52392,18 @@ async function startModelProxy(options) {
             status: 0,
             usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, ...(model ? { model } : {}) },
             reservedUsd: worstUsd,
-            refused: 'budget',
-            error: `its worst case (${dollars(worstUsd)}${why}) does not fit in what is left of the budget (${dollars(left)})`
+            ...(ledger !== undefined
+                ? { refused: 'ledger', error: ledger }
+                : {
+                    refused: 'budget',
+                    error: `its worst case (${dollars(worstUsd)}${why}) does not fit in what is left of the budget (${dollars(left)})`
+                })
         };
         requests.push(record);
         options.onRequest?.(record);
-        answer(response, options.wire, 402, `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`);
+        answer(response, options.wire, 402, ledger !== undefined
+            ? `ralph-action's budget for the repository cannot grant this request (it may cost ${dollars(worstUsd)}${why}): ${ledger}. The run stops.`
+            : `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`);
     };
     const server = external_node_http_default().createServer(forward);
     const sockets = new Set();
@@ -53205,7 +53145,9 @@ function globMatches(glob, file) {
 }
 /** The first rule protecting a path of the start commit (`base`: it is in it), or undefined. */
 function ruleFor(rules, file, base) {
-    return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file));
+    return rules.find(rule => (base || rule.scope === 'all') &&
+        globMatches(rule.glob, file) &&
+        !rule.except?.some(glob => globMatches(glob, file)));
 }
 
 ;// CONCATENATED MODULE: ./src/loop/protect/commit-check.ts
@@ -54456,11 +54398,1211 @@ async function writeCommitTree(repo, commit, dest, env) {
     return blobs.length;
 }
 
+;// CONCATENATED MODULE: ./src/verdict/canaries.ts
+// Canaries: tests the action adds to the clean checkout only, with names and messages drawn at random, so the code
+// under test cannot see them coming. A new file beside the first protected test holds one that must pass and one
+// that must fail; each protected test file gets one more that must fail, appended. The failing ones call the
+// runner's own assertions first (each must throw), so code that replaced `assert.equal`, jest's `expect` or a
+// matcher makes them pass. The runner's report must show exactly these results, and a runner with failing tests
+// must not exit 0; otherwise the code under test changed how tests are judged. Then the canaries are taken out.
+
+
+/** The line a clean verification fails with when the canaries were not reported as expected. */
+const CANARY_FAILURE = "the test runner did not report the action's canary tests as expected: the code under test may have changed how tests are judged";
+const CONSONANTS = 'bdfgklmnprstvz';
+const VOWELS = 'aeiou';
+/** A word of three syllables drawn from `random`: a name no code can guess, that reads like any other. */
+function word(random) {
+    const bytes = random(6);
+    let out = '';
+    for (let i = 0; i < 6; i += 2)
+        out += CONSONANTS[bytes[i] % CONSONANTS.length] + VOWELS[bytes[i + 1] % VOWELS.length];
+    return out;
+}
+const capital = (w) => w[0].toUpperCase() + w.slice(1);
+/** What a canary is called and says, in the runner's way of naming tests. */
+function draw(runner, random) {
+    const [a, b, c] = [word(random), word(random), word(random)];
+    const message = `expected ${a} to match ${b} ${random(4).readUInt32BE(0)}`;
+    if (runner === 'pytest')
+        return { name: `test_${a}_${c}`, message };
+    if (runner === 'go test')
+        return { name: `Test${capital(a)}${capital(c)}`, message };
+    return { name: `${a} ${c}`, message };
+}
+const js = (value) => JSON.stringify(value);
+/** Calls that must each throw (node's assert, strict and legacy), or the code under test replaced them. */
+const NODE_MUST_THROW = [
+    'ok(false)',
+    'equal(1, 2)',
+    'notEqual(1, 1)',
+    'strictEqual(1, 2)',
+    'notStrictEqual(1, 1)',
+    'deepEqual({ a: 1 }, { a: 2 })',
+    'deepStrictEqual({ a: 1 }, { a: 2 })',
+    'notDeepStrictEqual({ a: 1 }, { a: 1 })',
+    "match('a', /b/)",
+    'throws(() => {})',
+    'fail()'
+];
+const JEST_MUST_THROW = [
+    'expect(1).toBe(2)',
+    'expect(1).not.toBe(1)',
+    'expect({ a: 1 }).toEqual({ a: 2 })',
+    'expect([1]).toStrictEqual([2])',
+    'expect(0).toBeTruthy()',
+    'expect(1).toBeFalsy()',
+    'expect(1).toBeNull()',
+    'expect(undefined).toBeDefined()',
+    "expect('a').toMatch(/b/)",
+    'expect([1]).toContain(2)',
+    'expect([]).toHaveLength(1)',
+    'expect(1).toBeGreaterThan(2)',
+    'expect(() => {}).toThrow()'
+];
+/** The body of a failing canary: every call must throw, and only then does it fail with `message`. */
+const failingBody = (calls, message) => `for (const call of [${calls.map(c => `() => ${c}`).join(', ')}]) { let threw = false; try { call() } catch { threw = true } if (!threw) return } throw new Error(${js(message)})`;
+// node: the test module is imported, not named, so the text is valid in CommonJS and ES modules alike; a file
+// whose code ends its process before the import resolves never reports the canary.
+const nodeTest = (name, body) => `;import('node:assert').then(async ({ default: assert }) => { const strict = assert.strict; const { test } = await import('node:test'); test(${js(name)}, () => { ${body} }) })\n`;
+const nodeFailing = (name, message) => nodeTest(name, failingBody(NODE_MUST_THROW.flatMap(c => [`assert.${c}`, `strict.${c}`]), message));
+// jest: its globals, as the test files use them (a replaced global `test` or `expect` is what it catches).
+const jestFailing = (name, message) => `;test(${js(name)}, () => { ${failingBody(JEST_MUST_THROW, message)} })\n`;
+// pytest: a plain assert, which pytest rewrites in test modules, with the message.
+const pytestFailing = (name, message) => `\n\ndef ${name}():\n    assert [1] == [2], ${js(message)}\n`;
+const goFailing = (name, message) => `\nfunc ${name}(t *testing.T) {\n\tt.Fatal(${js(message)})\n}\n`;
+/** The failing canary appended to one protected test file of `runner`. */
+function appendix(runner, name, message) {
+    switch (runner) {
+        case 'node --test':
+            return nodeFailing(name, message);
+        case 'jest':
+            return jestFailing(name, message);
+        case 'pytest':
+            return pytestFailing(name, message);
+        case 'go test':
+            return goFailing(name, message);
+    }
+}
+/** The new canary file's name beside `neighbour`, so the runner's pattern that found it finds this one too. */
+function newFileName(runner, neighbour, base) {
+    const dir = neighbour ? external_node_path_default().posix.dirname(neighbour) : '.';
+    const name = neighbour ? external_node_path_default().posix.basename(neighbour) : '';
+    const inDir = (file) => (dir === '.' ? file : `${dir}/${file}`);
+    if (runner === 'pytest')
+        return inDir(/_test\.py$/.test(name) ? `${base}_test.py` : `test_${base}.py`);
+    if (runner === 'go test')
+        return inDir(`${base}_test.go`);
+    const marker = /\.(test|spec)\.[^.]+$/.exec(name)?.[1] ?? 'test';
+    const ext = /\.([cm]?[jt]sx?)$/.exec(name)?.[1] ?? 'js';
+    return inDir(`${base}.${marker}.${ext}`);
+}
+/** The go package clause of a test file, and whether it imports "testing" as itself. */
+function goFacts(text) {
+    const pkg = /^\s*package\s+([A-Za-z_]\w*)/m.exec(text)?.[1];
+    const testing = /^\s*import\s+"testing"|^\s*import\s*\([^)]*^\s*"testing"/m.test(text);
+    return { ...(pkg ? { pkg } : {}), testing };
+}
+/**
+ * The canaries for a clean checkout whose gate runs `runner` over `protectedTests` (their paths relative to the
+ * project root, and their text at the start: go needs its package clause).
+ */
+function planCanaries(runner, protectedTests, random = external_node_crypto_.randomBytes) {
+    const plan = { runner, files: [], appended: [], expected: [], without: [] };
+    const sorted = [...protectedTests].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const reported = (file) => (runner === 'go test' ? external_node_path_default().posix.dirname(file) : file);
+    for (const test of sorted) {
+        if (runner === 'go test' && !goFacts(test.text).testing) {
+            plan.without.push({ path: test.path, why: 'it does not import "testing" by that name' });
+            continue;
+        }
+        const { name, message } = draw(runner, random);
+        plan.appended.push({ path: test.path, text: appendix(runner, name, message) });
+        plan.expected.push({ file: reported(test.path), name, outcome: 'failed', message });
+    }
+    const neighbour = sorted[0];
+    const file = newFileName(runner, neighbour?.path, word(random));
+    const pass = draw(runner, random);
+    const fail = draw(runner, random);
+    plan.files.push({ path: file, content: canaryFile(runner, pass.name, fail, neighbour?.text) });
+    plan.expected.push({ file: reported(file), name: pass.name, outcome: 'passed' });
+    plan.expected.push({ file: reported(file), name: fail.name, outcome: 'failed', message: fail.message });
+    return plan;
+}
+/** The new file: one canary that passes and one that fails. */
+function canaryFile(runner, pass, fail, neighbourText = '') {
+    switch (runner) {
+        case 'node --test':
+            return nodeTest(pass, 'assert.strictEqual(1, 1)') + nodeFailing(fail.name, fail.message);
+        case 'jest':
+            return `;test(${js(pass)}, () => { expect(1).toBe(1) })\n${jestFailing(fail.name, fail.message)}`;
+        case 'pytest':
+            return `def ${pass}():\n    assert [1] == [1]\n${pytestFailing(fail.name, fail.message)}`;
+        case 'go test':
+            return `package ${goFacts(neighbourText).pkg ?? 'main'}\n\nimport "testing"\n\nfunc ${pass}(t *testing.T) {}\n${goFailing(fail.name, fail.message)}`;
+    }
+}
+/**
+ * Whether `report` (and the runner's exit code) shows exactly the canaries' expected results; when it does, the
+ * report without them, to count and judge the project's own tests.
+ */
+function judgeCanaries(plan, report, exitCode) {
+    const problems = [];
+    const isCanary = (test, canary) => test.name === canary.name && (plan.runner === 'go test' || test.file === canary.file);
+    for (const canary of plan.expected) {
+        const found = report.tests.filter(t => isCanary(t, canary));
+        const where = `the canary \`${canary.name}\` in ${canary.file}`;
+        if (found.length === 0)
+            problems.push(`${where} was not reported`);
+        else if (found.length > 1)
+            problems.push(`${where} was reported ${found.length} times`);
+        else if (found[0].outcome !== canary.outcome)
+            problems.push(`${where} was reported ${found[0].outcome}, not ${canary.outcome}`);
+        else if (canary.message !== undefined && !(found[0].message ?? '').includes(canary.message))
+            problems.push(`${where} failed without its message`);
+    }
+    if (exitCode === 0 && plan.expected.some(c => c.outcome === 'failed'))
+        problems.push('the runner exited 0 although tests failed');
+    if (problems.length > 0)
+        return { ok: false, problems };
+    return {
+        ok: true,
+        report: { ...report, tests: report.tests.filter(t => !plan.expected.some(c => isCanary(t, c))) }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/verdict/clone-checkout.ts
+// The clean checkout is what a clone gets (#37): the bytes `git clone` writes for a blob, given the attributes the
+// delivered commit's .gitattributes give its path, with git's default configuration (no core.autocrlf, core.eol
+// native = LF, no filter driver defined, so a `filter=` passes content through as a clone without it does). The
+// conversions are git's own (convert.c): `ident` first, then LF to CRLF where `eol=crlf` asks for it (with
+// `text=auto`'s binary and mixed-ending exceptions). A path that `working-tree-encoding` re-encodes is not
+// reproduced: the verification says so instead of judging other bytes than a clone's.
+/** `git check-attr -a -z` output (path NUL attribute NUL value NUL …), by path. */
+function parseCheckAttr(output) {
+    const parts = output.toString('latin1').split('\0');
+    const byPath = new Map();
+    for (let i = 0; i + 2 < parts.length; i += 3) {
+        // Names as bytes (a non-UTF-8 name stays byte-exact through latin1).
+        const file = parts[i];
+        const attrs = byPath.get(file) ?? {};
+        attrs[parts[i + 1]] = parts[i + 2];
+        byPath.set(file, attrs);
+    }
+    return byPath;
+}
+/** git's crlf_action from `text` (or the older `crlf`) and `eol`, as convert.c decides it. */
+function crlfAction(attrs) {
+    const text = attrs.text ?? (attrs.crlf === 'input' ? 'input' : attrs.crlf);
+    let action = text === 'set'
+        ? 'text'
+        : text === 'unset'
+            ? 'binary'
+            : text === 'auto'
+                ? 'auto'
+                : text === 'input'
+                    ? 'text-input'
+                    : 'undefined';
+    if (action === 'binary' || action === 'text-input')
+        return action;
+    if (attrs.eol === 'lf')
+        action = action === 'auto' ? 'auto-input' : 'text-input';
+    else if (attrs.eol === 'crlf')
+        action = action === 'auto' ? 'auto-crlf' : 'text-crlf';
+    return action;
+}
+function gatherStats(buf) {
+    const s = { nul: 0, loneCr: 0, loneLf: 0, crlf: 0, printable: 0, nonPrintable: 0 };
+    for (let i = 0; i < buf.length; i++) {
+        const c = buf[i];
+        if (c === 0x0d) {
+            if (buf[i + 1] === 0x0a) {
+                s.crlf++;
+                i++;
+            }
+            else
+                s.loneCr++;
+        }
+        else if (c === 0x0a)
+            s.loneLf++;
+        else if (c === 0x7f)
+            s.nonPrintable++;
+        else if (c < 32) {
+            // BS, HT, ESC and FF read as text.
+            if (c === 0x08 || c === 0x09 || c === 0x1b || c === 0x0c)
+                s.printable++;
+            else {
+                if (c === 0)
+                    s.nul++;
+                s.nonPrintable++;
+            }
+        }
+        else
+            s.printable++;
+    }
+    // A file ending in ^Z (DOS EOF) does not count it.
+    if (buf.length > 0 && buf[buf.length - 1] === 0x1a)
+        s.nonPrintable--;
+    return s;
+}
+const isBinary = (s) => s.loneCr > 0 || s.nul > 0 || s.printable >> 7 < s.nonPrintable;
+/** Whether git writes CRLF for each lone LF (will_convert_lf_to_crlf, default config). */
+function toCrlf(action, s) {
+    if (action !== 'text-crlf' && action !== 'auto-crlf')
+        return false;
+    if (s.loneLf === 0)
+        return false;
+    if (action === 'auto-crlf' && (s.loneCr > 0 || s.crlf > 0 || isBinary(s)))
+        return false;
+    return true;
+}
+/** ident_to_worktree: `$Id$` (and a git-style `$Id: … $` on one line) become `$Id: <blob id> $`. */
+function expandIdent(buf, oid) {
+    const text = buf.toString('latin1');
+    let out = '';
+    let at = 0;
+    for (let i = text.indexOf('$Id', at); i >= 0; i = text.indexOf('$Id', at)) {
+        const next = text[i + 3];
+        if (next === '$') {
+            out += `${text.slice(at, i)}$Id: ${oid} $`;
+            at = i + 4;
+            continue;
+        }
+        if (next === ':') {
+            const dollar = text.indexOf('$', i + 4);
+            if (dollar < 0)
+                break;
+            const inside = text.slice(i + 4, dollar);
+            // Over a line break, or spaces inside (another system's id): kept as it is.
+            const space = text.indexOf(' ', i + 5);
+            if (inside.includes('\n') || (space >= 0 && space < dollar - 1)) {
+                out += text.slice(at, i + 3);
+                at = i + 3;
+                continue;
+            }
+            out += `${text.slice(at, i)}$Id: ${oid} $`;
+            at = dollar + 1;
+            continue;
+        }
+        out += text.slice(at, i + 3);
+        at = i + 3;
+    }
+    return Buffer.from(out + text.slice(at), 'latin1');
+}
+/** LF to CRLF for each lone LF; a CRLF stays as it is. */
+function lfToCrlf(buf) {
+    const parts = [];
+    let from = 0;
+    for (let i = 0; i < buf.length; i++) {
+        if (buf[i] !== 0x0a || (i > 0 && buf[i - 1] === 0x0d))
+            continue;
+        parts.push(buf.subarray(from, i), Buffer.from('\r'));
+        from = i;
+    }
+    parts.push(buf.subarray(from));
+    return Buffer.concat(parts);
+}
+/**
+ * The bytes `git clone` writes for a regular file whose blob is `blob` (object id `oid`) under `attrs`, or why the
+ * clean checkout cannot reproduce them.
+ */
+function cloneBytes(blob, oid, attrs) {
+    const encoding = attrs['working-tree-encoding'];
+    if (encoding !== undefined && encoding !== 'unset' && encoding !== 'set')
+        return { why: `a clone re-encodes it (working-tree-encoding=${encoding})` };
+    let bytes = attrs.ident === 'set' ? expandIdent(blob, oid) : blob;
+    if (toCrlf(crlfAction(attrs), gatherStats(bytes)))
+        bytes = lfToCrlf(bytes);
+    return { bytes };
+}
+
+;// CONCATENATED MODULE: ./src/verdict/counts.ts
+// Counts by name, from the runner's report: each protected test file must report at least the tests it reported
+// at the start, by name, and all of them passed. With no count at the start (the baseline timed out, crashed, or
+// its report had no test of that file), each must still report one test run, and every test it declares where
+// the runner can list them (pytest's `--collect-only -q`; jest's `--listTests` lists files, not tests).
+
+/** The names of the tests each file ran (passed or failed; a skipped test did not run). */
+function namesRun(report) {
+    const names = new Map();
+    for (const test of report.tests) {
+        if (test.outcome === 'skipped')
+            continue;
+        const set = names.get(test.file) ?? new Set();
+        set.add(test.name);
+        names.set(test.file, set);
+    }
+    return names;
+}
+const quoted = (names, most = 3) => names
+    .slice(0, most)
+    .map(n => `\`${n}\``)
+    .join(', ') + (names.length > most ? ` and ${names.length - most} more` : '');
+/**
+ * Why the report fails the gate, one line each (none: it passes). `files` are the protected test files as the
+ * report names them; `start` the names the baseline's report ran (undefined: no report at the start);
+ * `declared` the names the runner lists for a file before running it, where it can.
+ */
+function countProblems(report, files, start, declared) {
+    const problems = [];
+    const now = namesRun(report);
+    for (const failure of report.fileFailures)
+        problems.push(`${failure.file} failed to run`);
+    const failing = report.tests.filter(t => t.outcome === 'failed');
+    if (failing.length > 0)
+        problems.push(`${failing.length} failing: ${quoted(failing.map(t => `${t.file}: ${t.name}`))}`);
+    for (const file of files) {
+        const ran = now.get(file) ?? new Set();
+        const before = start?.get(file);
+        if (before && before.size > 0) {
+            const missing = [...before].filter(name => !ran.has(name));
+            if (missing.length > 0)
+                problems.push(`${file} ran ${before.size} named tests at the start; now it does not run ${quoted(missing)}`);
+            continue;
+        }
+        // No count at the start: at least one test run by name, and what the runner says the file declares.
+        if (ran.size === 0)
+            problems.push(`${file} ran no test (and there is no count at the start to compare with)`);
+        const listed = declared?.get(file);
+        const unrun = listed ? [...listed].filter(name => !ran.has(name)) : [];
+        if (unrun.length > 0)
+            problems.push(`${file} declares ${quoted(unrun)}, which did not run`);
+    }
+    return problems;
+}
+/** The arguments that make the runner list what it would run, without running it (none: it cannot). */
+function listArgs(runner) {
+    if (runner === 'pytest')
+        return ['--collect-only', '-q'];
+    if (runner === 'jest')
+        return ['--listTests', '--json'];
+    return undefined;
+}
+/** pytest's `--collect-only -q` lines (`tests/test_calc.py::TestAdd::test_one`), by file. */
+function parseCollected(text) {
+    const found = new Map();
+    for (const line of text.split('\n')) {
+        const m = /^([^\s:][^:]*\.py)::(\S.*?)\s*$/.exec(line);
+        if (!m)
+            continue;
+        // Parametrised ids (`test_x[1-2]`) are reported under the same id.
+        const set = found.get(m[1]) ?? new Set();
+        set.add(m[2]);
+        found.set(m[1], set);
+    }
+    return found;
+}
+/** jest's `--listTests --json`: the test files it would run, relative to `root` (each must run one test). */
+function parseListedFiles(text, root) {
+    let files;
+    try {
+        files = JSON.parse(text);
+    }
+    catch {
+        return [];
+    }
+    return Array.isArray(files) ? files.map(f => path.relative(root, String(f)).split(path.sep).join('/')) : [];
+}
+
+;// CONCATENATED MODULE: ./src/verdict/evidence.ts
+// Evidence for what no gate sees: lines the delivery adds that touch the test runner's names (ending the process,
+// replacing an assertion, pytest's internals, an always-true `__eq__`, the module table, exit hooks) or read the
+// variables a runner sets (so code can tell it is under test). Flagged in the pull request under "Review these",
+// with file and line; never a refusal: an honest change may do any of these.
+
+/** One pattern per kind of flag: what it matches on an added line, and what the flag says. */
+const PATTERNS = [
+    {
+        what: 'ends the process (`process.exit`)',
+        test: /\bprocess\s*\.\s*(?:exit|reallyExit|abort)\s*\(|\bos\s*\.\s*_exit\s*\(/
+    },
+    {
+        what: 'replaces an assertion (`assert.*` or `expect` assigned)',
+        // Not a declaration (`const assert = require('assert')`), a comparison or an arrow's parameter.
+        test: /(?<!\b(?:const|let|var)\s+)\b(?:assert(?:\s*\.\s*strict)?(?:\s*\.\s*\w+)?|(?:globalThis|global|window)\s*\.\s*(?:expect|assert|test|it)|expect(?:\s*\.\s*\w+)?)\s*=(?![=>])/
+    },
+    { what: "extends or replaces jest's matchers (`expect.extend`)", test: /\bexpect\s*\.\s*extend\s*\(/ },
+    { what: "reaches into pytest's internals (`_pytest`)", test: /\b_pytest\b/ },
+    { what: 'defines `__eq__` (a value that may equal anything)', test: /\bdef\s+__eq__\s*\(|\b__eq__\s*=/ },
+    { what: 'changes the module table (`sys.modules`)', test: /\bsys\s*\.\s*modules\b/ },
+    {
+        what: 'runs code at exit (`atexit`)',
+        test: /\batexit\b|\bprocess\s*\.\s*on\s*\(\s*['"](?:exit|beforeExit)['"]/
+    },
+    {
+        what: "reads the test runner's environment",
+        test: /\b(?:NODE_TEST_CONTEXT|JEST_WORKER_ID|PYTEST_CURRENT_TEST|PYTEST_XDIST_WORKER|VITEST(?:_WORKER_ID|_POOL_ID)?)\b/
+    }
+];
+/** The flags of one added line of `file`. */
+function flagsOf(file, line, text) {
+    return PATTERNS.filter(p => p.test.test(text)).map(p => ({ file, line, what: p.what }));
+}
+/** The path a `+++ b/<path>` line names (`/dev/null` for a deleted file). */
+function newPath(header) {
+    const name = header.slice(4).replace(/\t.*$/, '');
+    if (name === '/dev/null')
+        return undefined;
+    const unquoted = name.startsWith('"') ? name.slice(1, -1) : name;
+    const bare = unquoted.replace(/^b\//, '');
+    return name.startsWith('"') ? `"${bare}"` : bare;
+}
+/**
+ * The flags of the lines a unified diff adds (`git diff base commit`, any context), with their line in the
+ * delivered file. Removed lines are not the delivery's; a binary file has no lines.
+ */
+function scanDiff(diff) {
+    const flags = [];
+    let file;
+    let line = 0;
+    for (const text of diff.split('\n')) {
+        if (text.startsWith('diff --git ')) {
+            file = undefined;
+            continue;
+        }
+        if (text.startsWith('+++ ')) {
+            file = newPath(text);
+            continue;
+        }
+        const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
+        if (hunk) {
+            line = Number(hunk[1]);
+            continue;
+        }
+        if (file === undefined)
+            continue;
+        if (text.startsWith('+')) {
+            flags.push(...flagsOf(file, line, text.slice(1)));
+            line++;
+        }
+        else if (text.startsWith(' '))
+            line++;
+    }
+    return flags;
+}
+/** The pull request's section for the flags (empty when there are none): one line each, file:line first. */
+function reviewSection(flags, most = 50) {
+    if (flags.length === 0)
+        return '';
+    const lines = flags.slice(0, most).map(f => `- ${code(`${f.file}:${f.line}`)}: ${f.what}`);
+    if (flags.length > most)
+        lines.push(`- and ${flags.length - most} more`);
+    return [
+        '### Review these',
+        '',
+        'The delivered code touches what a test runner judges by. No gate refuses these; a reviewer should look:',
+        '',
+        ...lines,
+        ''
+    ].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/verdict/report.ts
+// A test runner's machine-readable report, read from the file it was told to write (never from its output, which
+// the code under test shares): each test by file and name, with its outcome and failure message. One parser per
+// runner: jest's `--json`, pytest's JUnit XML (xunit1, which names each test's file), the JSON lines of the
+// action's own `node --test` reporter (report-files.ts), and `go test -json`'s events.
+
+/** A report that could not be read: the gate fails with this line. */
+class ReportError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ReportError';
+    }
+}
+/** `file` relative to `root`, with `/`; left as is when it is not absolute. */
+function relative(root, file) {
+    const rel = external_node_path_default().isAbsolute(file) ? external_node_path_default().relative(root, file) : file;
+    return rel.split((external_node_path_default()).sep).join('/');
+}
+/** The report at `text`, written by `runner` run in `root` (the folder paths are relative to). */
+function parseReport(runner, text, root) {
+    if (text.trim() === '')
+        throw new ReportError(`${runner} wrote an empty report`);
+    switch (runner) {
+        case 'jest':
+            return parseJestJson(text, root);
+        case 'pytest':
+            return parseJUnitXml(text, root);
+        case 'node --test':
+            return parseNodeEvents(text, root);
+        case 'go test':
+            return parseGoJson(text);
+    }
+}
+/** jest's `--json` result: testResults[] (one per file) with assertionResults[]. */
+function parseJestJson(text, root) {
+    let parsed;
+    try {
+        parsed = JSON.parse(text);
+    }
+    catch {
+        throw new ReportError("jest's report is not JSON");
+    }
+    if (!Array.isArray(parsed.testResults))
+        throw new ReportError("jest's report has no testResults");
+    const report = { runner: 'jest', tests: [], fileFailures: [], emptyFiles: [] };
+    for (const suite of parsed.testResults) {
+        const file = relative(root, String(suite.name));
+        const assertions = Array.isArray(suite.assertionResults)
+            ? suite.assertionResults
+            : [];
+        for (const a of assertions) {
+            const ancestors = Array.isArray(a.ancestorTitles) ? a.ancestorTitles.map(String) : [];
+            const status = String(a.status);
+            const outcome = status === 'passed' ? 'passed' : status === 'failed' ? 'failed' : 'skipped';
+            const messages = Array.isArray(a.failureMessages) ? a.failureMessages.map(String) : [];
+            report.tests.push({
+                file,
+                name: [...ancestors, String(a.title)].join(' > '),
+                outcome,
+                ...(outcome === 'failed' ? { message: messages.join('\n') } : {})
+            });
+        }
+        // A suite that failed to run (an error on load) has a message and no assertion of its own.
+        if (suite.status === 'failed' && !assertions.some(a => a.status === 'failed'))
+            report.fileFailures.push({ file, message: String(suite.message ?? 'the test file failed to run') });
+    }
+    return report;
+}
+const ENTITIES = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+function decodeEntities(text) {
+    return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (whole, body) => {
+        if (body.startsWith('#x'))
+            return String.fromCodePoint(parseInt(body.slice(2), 16));
+        if (body.startsWith('#'))
+            return String.fromCodePoint(Number(body.slice(1)));
+        return ENTITIES[body] ?? whole;
+    });
+}
+/** The elements of an XML document without a DTD (all JUnit writers emit), as a tree under a synthetic root. */
+function parseXml(text) {
+    const root = { name: '#root', attributes: {}, children: [], text: '' };
+    const stack = [root];
+    const tag = /<(\/?)([A-Za-z_][\w.:-]*)((?:\s+[\w.:-]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g;
+    let at = 0;
+    for (let m = tag.exec(text); m; m = tag.exec(text)) {
+        const top = stack[stack.length - 1];
+        top.text += decodeEntities(text.slice(at, m.index));
+        at = tag.lastIndex;
+        if (m[5] !== undefined) {
+            top.text += m[5];
+            continue;
+        }
+        if (m[2] === undefined)
+            continue;
+        if (m[1] === '/') {
+            if (stack.length === 1 || top.name !== m[2])
+                throw new ReportError(`the XML report closes <${m[2]}> unopened`);
+            stack.pop();
+            continue;
+        }
+        const attributes = {};
+        for (const a of m[3].matchAll(/([\w.:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g))
+            attributes[a[1]] = decodeEntities(a[2] ?? a[3]);
+        const element = { name: m[2], attributes, children: [], text: '' };
+        top.children.push(element);
+        if (m[4] !== '/')
+            stack.push(element);
+    }
+    if (stack.length !== 1)
+        throw new ReportError(`the XML report ends inside <${stack[stack.length - 1].name}>`);
+    return root;
+}
+function* elementsNamed(element, name) {
+    for (const child of element.children) {
+        if (child.name === name)
+            yield child;
+        else
+            yield* elementsNamed(child, name);
+    }
+}
+/**
+ * pytest's JUnit XML with `junit_family=xunit1`: each `<testcase>` has `file` and `name` (and `classname`, whose
+ * last part is the class of a method); a `<failure>` or `<error>` child fails it, a `<skipped>` skips it.
+ */
+function parseJUnitXml(text, root) {
+    const report = { runner: 'pytest', tests: [], fileFailures: [], emptyFiles: [] };
+    const doc = parseXml(text);
+    for (const testcase of elementsNamed(doc, 'testcase')) {
+        const { file, name, classname } = testcase.attributes;
+        const failure = testcase.children.find(c => c.name === 'failure' || c.name === 'error');
+        const skipped = testcase.children.some(c => c.name === 'skipped');
+        const message = failure
+            ? [failure.attributes.message, failure.text].filter(Boolean).join('\n')
+            : undefined;
+        // A module that failed to import is a testcase of no class named by the module: an error of its file.
+        if (!name || !classname) {
+            report.fileFailures.push({ file: relative(root, file ?? classname ?? ''), message: message ?? '' });
+            continue;
+        }
+        // classname `tests.test_calc.TestAdd`: the module's dotted path, then the class, if any.
+        const modulePath = (file ?? '').replace(/\.py$/, '').split('/').join('.');
+        const cls = classname && classname.startsWith(`${modulePath}.`) ? classname.slice(modulePath.length + 1) : '';
+        report.tests.push({
+            file: relative(root, file ?? ''),
+            name: cls ? `${cls}::${name}` : name,
+            outcome: failure ? 'failed' : skipped ? 'skipped' : 'passed',
+            ...(message !== undefined ? { message } : {})
+        });
+    }
+    return report;
+}
+/**
+ * The action's reporter's lines. An event comes after its subtests' (a suite ends last), so a test's full name
+ * is built as its ancestors end; a suite itself is not a test unless it fails. A top-level "test" named by its
+ * file's path is the file itself: it failed to load or exited, or (passing) it ran and reported no test.
+ */
+function parseNodeEvents(text, root) {
+    const report = { runner: 'node --test', tests: [], fileFailures: [], emptyFiles: [] };
+    const entries = [];
+    const byFile = new Map();
+    for (const line of text.split('\n')) {
+        if (line.trim() === '')
+            continue;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            throw new ReportError("node's report has a line that is not JSON");
+        }
+        const same = byFile.get(event.file ?? '') ?? [];
+        byFile.set(event.file ?? '', same);
+        // Every entry of its file after the last one at this nesting or above is a descendant of this one.
+        let first = same.length;
+        while (first > 0 && same[first - 1].event.nesting > event.nesting)
+            first--;
+        for (const d of same.slice(first))
+            d.name = `${event.name} > ${d.name}`;
+        const entry = { event, name: event.name, suite: first < same.length };
+        same.push(entry);
+        entries.push(entry);
+    }
+    for (const { event, name, suite } of entries) {
+        const file = relative(root, event.file ?? '');
+        const fileItself = event.nesting === 0 &&
+            event.file !== undefined &&
+            (name === event.file || name === relative(root, event.file));
+        if (fileItself) {
+            if (event.type === 'test:fail')
+                report.fileFailures.push({ file, message: event.message ?? '' });
+            else
+                report.emptyFiles.push(file);
+            continue;
+        }
+        if (suite && event.type === 'test:pass')
+            continue;
+        report.tests.push({
+            file,
+            name,
+            outcome: event.type === 'test:fail' ? 'failed' : event.skip || event.todo ? 'skipped' : 'passed',
+            ...(event.type === 'test:fail' ? { message: event.message ?? '' } : {})
+        });
+    }
+    return report;
+}
+// ---------------------------------------------------------------------------------------------------
+// go test -json
+/** `go test -json`'s events (test2json): a test's pass/fail/skip, its output lines gathered as its message. */
+function parseGoJson(text) {
+    const report = { runner: 'go test', tests: [], fileFailures: [], emptyFiles: [] };
+    const output = new Map();
+    for (const line of text.split('\n')) {
+        if (!line.startsWith('{'))
+            continue;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            continue;
+        }
+        const pkg = String(event.Package ?? '');
+        if (typeof event.Test !== 'string') {
+            // A package that failed with no test failing: it did not build, or its TestMain or init failed.
+            if (event.Action === 'fail' && !report.tests.some(t => t.file === pkg && t.outcome === 'failed'))
+                report.fileFailures.push({ file: pkg, message: (output.get(`${pkg}\0`) ?? []).join('') });
+            if (event.Action === 'output')
+                output.set(`${pkg}\0`, [...(output.get(`${pkg}\0`) ?? []), String(event.Output)]);
+            continue;
+        }
+        const key = `${pkg}\0${event.Test}`;
+        if (event.Action === 'output')
+            output.set(key, [...(output.get(key) ?? []), String(event.Output)]);
+        if (event.Action === 'pass' || event.Action === 'fail' || event.Action === 'skip')
+            report.tests.push({
+                file: pkg,
+                name: event.Test,
+                outcome: event.Action === 'pass' ? 'passed' : event.Action === 'fail' ? 'failed' : 'skipped',
+                ...(event.Action === 'fail' ? { message: (output.get(key) ?? []).join('') } : {})
+            });
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/verdict/report-files.ts
+// How each runner is told to write its machine-readable report to a file the action chose (outside the tree, in
+// a folder only the action's user can write): pytest and `node --test` through a variable of the gate's
+// environment, which reaches them however the gate starts them (a make target, a script, `npm test`); jest and
+// go through arguments appended to the command, where the runner is the command's last step.
+
+/**
+ * The `node --test` reporter the action writes beside the report (a file the agent's user may read, not write):
+ * one JSON line per test that passed or failed, with its file, name, nesting and failure message. Node's own
+ * reporters either leave the file out (tap, spec) or do not carry it on Node 20 (junit).
+ */
+const NODE_REPORTER = `// ralph-action: one JSON line per test result, for the verdict.
+export default async function* report(source) {
+  for await (const event of source) {
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue
+    const d = event.data
+    const error = d.details?.error
+    yield JSON.stringify({
+      type: event.type,
+      file: d.file,
+      name: d.name,
+      nesting: d.nesting,
+      ...(d.skip !== undefined ? { skip: true } : {}),
+      ...(d.todo !== undefined ? { todo: true } : {}),
+      ...(error ? { message: String(error.cause?.message ?? error.message) } : {})
+    }) + '\\n'
+  }
+}
+`;
+/** How many `--test-reporter` and `--test-reporter-destination` flags node's own arguments give. */
+function reporterFlags(args) {
+    const count = (flag) => args.filter(a => a === flag || a.startsWith(`${flag}=`)).length;
+    return { reporters: count('--test-reporter'), destinations: count('--test-reporter-destination') };
+}
+/**
+ * The report's invocation for `runner`. `reporter` is where NODE_REPORTER was written (node only); `nodeArgs` the
+ * arguments the gate gives `node --test` itself (its command's or its package.json script's step), whose reporters
+ * node pairs with destinations after ours; `jobEnv` the environment the gate would get, whose NODE_OPTIONS and
+ * PYTEST_ADDOPTS are kept ahead of ours.
+ */
+function reportInvocation(runner, destination, options = {}) {
+    const join = (name, value) => [options.jobEnv?.[name], value].filter(v => v !== undefined && v !== '').join(' ');
+    switch (runner) {
+        case 'node --test': {
+            if (!options.reporter)
+                throw new Error('the node --test report needs the path of the reporter module');
+            // Node takes NODE_OPTIONS' reporters first, then the command line's, and pairs them with destinations in
+            // that order: the gate's own reporters without a destination get stdout, as they would alone; with none,
+            // spec on stdout keeps the gate's log as a person reads it.
+            const own = reporterFlags(options.nodeArgs ?? []);
+            const flags = [`--test-reporter=${options.reporter}`, `--test-reporter-destination=${destination}`];
+            if (own.reporters === 0)
+                flags.push('--test-reporter=spec', '--test-reporter-destination=stdout');
+            else if (own.destinations === 0)
+                flags.push(...Array.from({ length: own.reporters }, () => '--test-reporter-destination=stdout'));
+            return { args: [], env: { NODE_OPTIONS: join('NODE_OPTIONS', flags.map(nodeOptionQuote).join(' ')) } };
+        }
+        case 'pytest':
+            // xunit1 names each test's file; PYTEST_ADDOPTS reaches pytest however it is started.
+            return {
+                args: [],
+                env: {
+                    PYTEST_ADDOPTS: join('PYTEST_ADDOPTS', [`--junitxml=${destination}`, '-o', 'junit_family=xunit1'].map(shlexQuote).join(' '))
+                }
+            };
+        case 'jest':
+            return { args: ['--json', `--outputFile=${destination}`], env: {} };
+        case 'go test':
+            return { args: ['-json'], env: {}, stdout: true };
+    }
+}
+/** NODE_OPTIONS splits on spaces and honours double quotes (with `\\` escapes) only. */
+function nodeOptionQuote(flag) {
+    return /[\s"\\]/.test(flag) ? `"${flag.replace(/[\\"]/g, c => `\\${c}`)}"` : flag;
+}
+/** Programs that run a package.json script by name. */
+const SCRIPT_RUNNERS = new Set(['npm', 'yarn', 'pnpm']);
+/** The command's `&&` steps, split outside quotes; undefined when it holds anything else that joins commands. */
+function topLevelSteps(command) {
+    const steps = [];
+    let quote;
+    let from = 0;
+    for (let i = 0; i < command.length; i++) {
+        const c = command[i];
+        if (quote) {
+            if (c === quote)
+                quote = undefined;
+            else if (c === '\\' && quote === '"')
+                i++;
+        }
+        else if (c === "'" || c === '"')
+            quote = c;
+        else if (c === '&' && command[i + 1] === '&') {
+            steps.push(command.slice(from, i));
+            from = i + 2;
+            i++;
+        }
+        else if (/[|;&\n<>()`]/.test(c))
+            return undefined;
+    }
+    if (quote)
+        return undefined;
+    steps.push(command.slice(from));
+    return steps.map(s => s.trim());
+}
+/**
+ * `command` with `args` given to its runner, or why it cannot be: the runner must be the last step of the
+ * command (and of each package.json script it goes through), so what follows it is the runner's own arguments.
+ * `runnerOf` says which runner a step runs on its own (the loop's recogniser); `scripts` are package.json's.
+ */
+function withRunnerArgs(command, invocation, destination, runnerOf, scripts = {}) {
+    if (invocation.args.length === 0)
+        return { command };
+    const last = lastStepRuns(command, runnerOf, scripts, 0);
+    if ('why' in last)
+        return last;
+    const args = invocation.args.map(shlexQuote).join(' ');
+    // npm passes what follows `--` to the script; yarn and pnpm pass what follows the script's name.
+    const joined = last.viaScript === 'npm' ? `${command} -- ${args}` : `${command} ${args}`;
+    return { command: invocation.stdout ? `${joined} > ${shlexQuote(destination)}` : joined };
+}
+function lastStepRuns(command, runnerOf, scripts, depth) {
+    const steps = topLevelSteps(command);
+    if (!steps)
+        return { why: 'it is not a plain command (or an `&&` chain of them)' };
+    const last = steps[steps.length - 1];
+    if (steps.slice(0, -1).some(step => runnerOf(step) !== undefined))
+        return { why: 'its test runner is not its last step' };
+    if (runnerOf(last) === undefined)
+        return { why: 'its test runner is not its last step' };
+    let words;
+    try {
+        words = shlex_shlexSplit(last);
+    }
+    catch {
+        return { why: 'its last step cannot be read as words' };
+    }
+    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]))
+        words = words.slice(1);
+    const program = words[0]?.split('/').at(-1) ?? '';
+    if (!SCRIPT_RUNNERS.has(program))
+        return {};
+    // What follows `npm test --` reaches the script's command: a script that runs a script would take it as its own.
+    if (depth > 0)
+        return { why: 'its package.json script runs another script before its test runner' };
+    // Arguments given after `--` or to a script that already takes some are fine; the script's own last step runs.
+    const rest = words.slice(1).filter(w => !w.startsWith('-'));
+    const name = ['test', 't', 'tst'].includes(rest[0] ?? '') ? 'test' : rest[0] === 'run' ? rest[1] : rest[0];
+    const script = name === undefined ? undefined : scripts[name];
+    if (script === undefined)
+        return { why: `package.json has no script \`${name ?? ''}\`` };
+    if (scripts[`post${name}`] !== undefined)
+        return { why: `package.json's \`post${name}\` runs after its test runner` };
+    const inner = lastStepRuns(script, runnerOf, scripts, depth + 1);
+    return 'why' in inner ? inner : { viaScript: program };
+}
+
+;// CONCATENATED MODULE: ./src/verdict/index.ts
+// The verdict's judges that the code under test cannot reach (#37): canaries, the runner's report file, counts by
+// name, the bytes a clone writes, and the evidence a reviewer gets. Pure, below the engine: it imports only
+// `ralph` (shell words) and `text`.
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/loop/clean/clone.ts
+// The clean checkout is what a clone gets (#37): the commit's files are written from the object store as stored
+// (git/write-tree.ts, no filter of the tree ever runs), then the files the delivered .gitattributes give `ident`,
+// `text` or `eol` get the bytes `git clone` would write (verdict/clone-checkout.ts). Attributes are read from the
+// commit (the checkout's index), never a filter or driver run. A path a clone re-encodes cannot be reproduced:
+// the verification fails on it rather than judge other bytes than a clone's.
+
+
+
+
+/** The attributes that change what a clone writes (the rest, `diff`, `merge`, `filter`… change nothing here). */
+const CONVERTING = ['text', 'eol', 'crlf', 'ident', 'working-tree-encoding'];
+/**
+ * Rewrites the regular files of `commit` in `checkout` (a worktree whose index holds `commit`) as a clone writes
+ * them. Answers why a file cannot be reproduced, one line each (none: the checkout is what a clone gets).
+ */
+async function applyCloneAttributes(checkout, commit, env) {
+    const entries = splitNul(await gitBytes(checkout, ['ls-tree', '-r', '-z', '--full-tree', commit], { env }))
+        .map(record => {
+        const tab = record.indexOf('\t');
+        const [mode, , oid] = record.slice(0, tab).split(' ');
+        return { mode, oid, file: record.slice(tab + 1) };
+    })
+        .filter(e => e.mode === '100644' || e.mode === '100755');
+    // No .gitattributes anywhere in the commit: a clone writes the blobs as they are (default configuration).
+    if (!entries.some(e => e.file === '.gitattributes' || e.file.endsWith('/.gitattributes')))
+        return [];
+    const input = Buffer.concat(entries.flatMap(e => [pathBytes(e.file), Buffer.from([0])]));
+    // --cached: the .gitattributes of the index (the commit's), not of any file on disk; no user or system file.
+    const out = await gitBytes(checkout, ['-c', 'core.attributesFile=/dev/null', 'check-attr', '--cached', '-a', '-z', '--stdin'], { env: { ...env, GIT_ATTR_NOSYSTEM: '1' }, input });
+    const byPath = new Map([...parseCheckAttr(out)].map(([latin1, attrs]) => [pathFromBytes(Buffer.from(latin1, 'latin1')), attrs]));
+    const converted = entries.filter(e => Object.keys(byPath.get(e.file) ?? {}).some(a => CONVERTING.includes(a)));
+    if (converted.length === 0)
+        return [];
+    const blobs = await gitBytes(checkout, ['cat-file', '--batch'], {
+        env,
+        input: converted.map(e => `${e.oid}\n`).join('')
+    });
+    const problems = [];
+    let at = 0;
+    for (const e of converted) {
+        const newline = blobs.indexOf(0x0a, at);
+        const size = Number(blobs.subarray(at, newline).toString('utf8').split(' ')[2]);
+        const blob = blobs.subarray(newline + 1, newline + 1 + size);
+        at = newline + 1 + size + 1;
+        const clone = cloneBytes(blob, e.oid, byPath.get(e.file) ?? {});
+        if ('why' in clone) {
+            problems.push(`${showPath(e.file)}: ${clone.why}; the clean checkout cannot be what a clone gets`);
+            continue;
+        }
+        if (clone.bytes.equals(blob))
+            continue;
+        const file = onDisk(checkout, e.file);
+        // Written anew, never through a link: the checkout is the action's own until it is lent.
+        if (!(0,external_node_fs_.lstatSync)(file).isFile())
+            continue;
+        (0,external_node_fs_.unlinkSync)(file);
+        const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_WRONLY | external_node_fs_.constants.O_CREAT | external_node_fs_.constants.O_EXCL | external_node_fs_.constants.O_NOFOLLOW, e.mode === '100755' ? 0o755 : 0o644);
+        try {
+            for (let done = 0; done < clone.bytes.length;)
+                done += (0,external_node_fs_.writeSync)(fd, clone.bytes, done);
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+    }
+    return problems;
+}
+
+;// CONCATENATED MODULE: ./src/loop/clean/judges.ts
+// The clean verification's judges the code under test cannot reach (#37): each gate whose runner the verdict
+// reads writes its machine-readable report to a file outside the tree, in a folder only the action's user can
+// write (0711: the runner may write the one file it is told, no one may list, add or swap one); its protected
+// test files get canaries appended, with names and messages drawn at random, only here. The gate is then judged
+// by that report: the canaries exactly as planned, no test failing, no file that failed to run, each protected
+// test file running tests by name, and no fewer tests than the baseline counted. Pure decisions are verdict/'s.
+
+
+
+
+
+
+
+const REPORTED = new Set(['node --test', 'jest', 'pytest', 'go test']);
+/** Test files each runner runs by its own conventions (a helper beside them is not one: it gets no canary). */
+const TEST_NAME = {
+    'node --test': /(^|\/)([^/]*[.\-_])?test\.[cm]?js$|(^|\/)test-[^/]*\.[cm]?js$/,
+    jest: /\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)__tests__\/.*\.[cm]?[jt]sx?$/,
+    pytest: /(^|\/)test_[^/]*\.py$|_test\.py$/,
+    'go test': /_test\.go$/
+};
+/**
+ * The protected regular files of the start commit (paths relative to the repository's top) that lie in the
+ * project at `prefix` (relative to the top, '' for the top), relative to the project.
+ */
+function testsOfProject(paths, prefix) {
+    const dir = prefix.split((external_node_path_default()).sep).join('/');
+    return [...(paths ?? [])].flatMap(([file, entry]) => {
+        if (entry.mode === '120000')
+            return [];
+        if (dir === '')
+            return [file];
+        return file.startsWith(`${dir}/`) ? [file.slice(dir.length + 1)] : [];
+    });
+}
+/** The words of `command` and of the scripts it goes through (for the runner's own flags and paths). */
+function wordsOf(command, scripts = {}) {
+    return [command, ...Object.values(scripts)].flatMap(text => {
+        if (text === undefined)
+            return [];
+        try {
+            return shlex_shlexSplit(text);
+        }
+        catch {
+            return text.split(/\s+/);
+        }
+    });
+}
+/** The targets among `tests`: the runner's kind, and under the paths its command names when it names any. */
+function targetsOf(runner, tests, words, cwd) {
+    const named = words
+        .filter(w => !w.startsWith('-') && !w.includes('='))
+        .map(w => external_node_path_default().posix.normalize(w.replace(/^\.\//, '')))
+        .filter(w => !external_node_path_default().posix.isAbsolute(w) && !w.startsWith('..'))
+        // A folder, or a test file of the runner's kind: a flag's value (`--import ./setup.mjs`) names neither.
+        .filter(w => w === '.' || TEST_NAME[runner].test(w) || isFolder(external_node_path_default().join(cwd, w)));
+    return tests.filter(file => TEST_NAME[runner].test(file) &&
+        (named.length === 0 || named.some(n => n === '.' || file === n || file.startsWith(`${n}/`))));
+}
+function isFolder(file) {
+    try {
+        return (0,external_node_fs_.lstatSync)(file).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+/** The plan's new file's two canaries appended to the first target instead (it runs whatever the gate names). */
+function inlinePair(plan, first) {
+    const file = plan.files[0];
+    if (!file || plan.runner === 'go test')
+        return plan;
+    return {
+        ...plan,
+        files: [],
+        appended: [...plan.appended, { path: first, text: `\n\n${file.content}` }],
+        expected: plan.expected.map(c => (c.file === file.path ? { ...c, file: first } : c))
+    };
+}
+/** `export NAME="${NAME:+$NAME }"'value'`: the report's variables after the job's own. */
+const exportLine = (name, value) => `export ${name}="\${${name}:+$${name} }"${shlexQuote(value)}`;
+/**
+ * The judges of one clean verification in `cwd` (the project in the checkout, still the action's own):
+ * `protectedTests` relative to the project, `folder` the verification's private folder outside the tree.
+ */
+function prepareJudges(input) {
+    const { cwd, runners } = input;
+    const random = input.random ?? external_node_crypto_.randomBytes;
+    const reports = external_node_path_default().join(input.folder, 'reports');
+    const judged = [];
+    const notes = [];
+    const checks = input.checks.map((check, index) => {
+        const found = runners?.[index];
+        if (found?.runner === undefined || !REPORTED.has(found.runner))
+            return check;
+        const runner = found.runner;
+        const reported = runner;
+        (0,external_node_fs_.mkdirSync)(reports, { recursive: true, mode: 0o711 });
+        (0,external_node_fs_.chmodSync)(reports, 0o711);
+        const name = random(12).toString('hex');
+        const report = external_node_path_default().join(reports, `${name}.report`);
+        // Made here, writable by the runner's user: the folder lets no one else create or replace it.
+        (0,external_node_fs_.writeFileSync)(report, '');
+        (0,external_node_fs_.chmodSync)(report, 0o666);
+        const reporter = external_node_path_default().join(reports, `${name}.reporter.mjs`);
+        if (reported === 'node --test')
+            (0,external_node_fs_.writeFileSync)(reporter, NODE_REPORTER, { mode: 0o644 });
+        const words = wordsOf(check.run, found.scripts);
+        const invocation = reportInvocation(reported, report, { reporter, nodeArgs: words, jobEnv: {} });
+        const scripts = Object.fromEntries(Object.entries(found.scripts ?? {}).filter((e) => e[1] !== undefined));
+        const command = withRunnerArgs(check.run, invocation, report, step => {
+            const r = recogniseRunner(step, scripts).runner;
+            return r !== undefined && REPORTED.has(r) ? r : undefined;
+        }, scripts);
+        if ('why' in command) {
+            notes.push(`the gate \`${check.name}\` is judged by its output only: ${command.why}`);
+            return check;
+        }
+        const targets = targetsOf(reported, input.protectedTests, words, cwd);
+        const texts = targets.map(file => ({
+            path: file,
+            text: (0,external_node_fs_.readFileSync)(onDisk(cwd, file)).toString('utf8')
+        }));
+        const plan = targets.length > 0 ? inlinePair(planCanaries(reported, texts, random), targets[0]) : undefined;
+        const expected = new Map();
+        for (const a of plan?.appended ?? []) {
+            (0,external_node_fs_.appendFileSync)(onDisk(cwd, a.path), a.text);
+            expected.set(a.path, (0,external_node_fs_.readFileSync)(onDisk(cwd, a.path)));
+        }
+        for (const f of plan?.files ?? [])
+            (0,external_node_fs_.writeFileSync)(onDisk(cwd, f.path), f.content, { flag: 'wx' });
+        judged.push({ index, runner: reported, report, targets, expected, ...(plan ? { plan } : {}) });
+        const env = Object.entries(invocation.env).map(([k, v]) => exportLine(k, v));
+        return { ...check, run: [...env, command.command].join('\n') };
+    });
+    const byIndex = new Map(judged.map(j => [j.index, j]));
+    return {
+        checks,
+        ...(runners
+            ? {
+                runners: runners.map((r, i) => byIndex.get(i)?.plan ? { why: 'counted by the report it wrote outside the tree' } : r)
+            }
+            : {}),
+        notes,
+        canaryOnly: file => judged.some(j => {
+            const want = j.expected.get(file);
+            if (!want)
+                return false;
+            try {
+                return (0,external_node_fs_.readFileSync)(onDisk(cwd, file)).equals(want);
+            }
+            catch {
+                return false;
+            }
+        }),
+        judge: runs => {
+            const failures = [];
+            for (const j of judged) {
+                const run = runs[j.index];
+                if (!run || run.killedBy || run.timedOut)
+                    continue;
+                const { problems, tests } = judgeRun(j, run, input.baseline?.[j.index], input.checks[j.index].run, cwd);
+                // The count the record and the pull request show: the report's, without the canaries.
+                if (tests)
+                    run.tests = tests;
+                if (j.plan)
+                    run.passed = problems.length === 0;
+                else if (problems.length > 0)
+                    run.passed = false;
+                if (problems.length === 0)
+                    continue;
+                const text = problems.join('\n');
+                run.tail = `${run.tail}\n${text}\n`.slice(-2000);
+                failures.push({ name: run.name, output: text });
+            }
+            return failures;
+        }
+    };
+}
+/** Why the gate's report fails it (none: it passes). */
+function judgeRun(j, run, start, command, cwd) {
+    let text;
+    try {
+        text = (0,external_node_fs_.readFileSync)(j.report, 'utf8');
+    }
+    catch {
+        text = '';
+    }
+    let report;
+    try {
+        report = parseReport(j.runner, text, cwd);
+    }
+    catch (error) {
+        return {
+            problems: [
+                `${j.runner} wrote no report the action could read (${error.message}): the tests were not run as the gate says`
+            ]
+        };
+    }
+    if (j.plan) {
+        const verdict = judgeCanaries(j.plan, report, run.exitCode);
+        if (!verdict.ok)
+            return { problems: [CANARY_FAILURE, ...verdict.problems.map(p => `  ${p}`)] };
+        report = verdict.report;
+    }
+    const problems = countProblems(report, j.targets, undefined);
+    const now = report.tests.filter(t => t.outcome !== 'skipped').length;
+    const skipped = report.tests.length - now;
+    const before = start?.run === command ? start.tests : undefined;
+    if (before && now < before.run)
+        problems.push(`${j.runner} ran ${before.run} tests at the start and ${now} now, by the report it wrote`);
+    if (before && skipped > before.skipped)
+        problems.push(`${j.runner} skipped ${before.skipped} tests at the start and ${skipped} now, by the report it wrote`);
+    const failed = report.tests.filter(t => t.outcome === 'failed').length;
+    return { problems, tests: { run: now, passed: now - failed, failed, skipped } };
+}
+
 ;// CONCATENATED MODULE: ./src/loop/verify.ts
 // The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
 // checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
 // tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
 // only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
+
+
 
 
 
@@ -54590,14 +55732,25 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git);
         await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv);
         await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout });
+        const unlike = await applyCloneAttributes(checkout, commit, ports.gitEnv);
         // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
         // there), so its git may read it and no process can swap a path while it is put back.
         let guarded;
         const reverted = base !== undefined
             ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
             : [];
-        giveBack = await ports.lend?.(checkout);
         const cwd = projectIn(checkout, repoRoot, env.workTree);
+        const judges = prepareJudges({
+            checks: env.config.checks,
+            runners: counting.testRunners,
+            baseline: counting.baseline?.checks,
+            protectedTests: testsOfProject(env.protection?.paths, external_node_path_default().relative(checkout, cwd)),
+            cwd,
+            folder
+        });
+        for (const message of judges.notes)
+            env.emit({ type: 'warning', message });
+        giveBack = await ports.lend?.(checkout);
         const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
         const setup = await runSetup(env, cwd, dir);
         const verification = {
@@ -54614,6 +55767,10 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         const failures = [];
         if (setup.interrupted)
             verification.verdict = 'interrupted';
+        else if (unlike.length > 0) {
+            verification.verdict = 'failed';
+            failures.push({ name: 'clean checkout', output: unlike.join('\n') });
+        }
         else if (setup.runs.some(run => !run.passed)) {
             verification.verdict = 'failed';
             for (const run of setup.runs.filter(r => !r.passed))
@@ -54622,12 +55779,16 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         else {
             env.onPhase('check');
             // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
-            const gates = await runChecks(env.config.checks, gateContext(env, counting, cwd, dir)).finally(() => env.onPhase(undefined));
-            verification.checks = gates.runs;
+            const context = gateContext(env, { ...counting, ...(judges.runners ? { testRunners: judges.runners } : {}) }, cwd, dir);
+            const gates = await runChecks(judges.checks, context).finally(() => env.onPhase(undefined));
+            const judged = judges.judge(gates.runs);
+            verification.checks = gates.runs.map((run, i) => ({ ...run, run: env.config.checks[i].run }));
             verification.checksMs = gates.wallMs;
-            failures.push(...gates.failures);
+            failures.push(...gates.failures.filter(f => !gates.runs.some(r => r.name === f.name && r.passed)), ...judged);
             // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
-            const during = guarded && !gates.interrupted ? await findChanges(guarded) : [];
+            const during = guarded && !gates.interrupted
+                ? (await findChanges(guarded)).filter(c => !judges.canaryOnly(external_node_path_default().relative(cwd, external_node_path_default().join(checkout, c.path))))
+                : [];
             if (during.length > 0) {
                 const run = changedDuringGates(during);
                 verification.checks = [...verification.checks, run];
@@ -55274,12 +56435,14 @@ class MeteredCostMeter {
     /** Requests outside a run (the agent's leftovers after it ended), by seq: each counted once, at its latest. */
     outside = new Map();
     refusal;
+    ledger;
     worst;
     run;
     agentSaid;
     listeners = new Set();
     spentUsd = () => this.spent + [...this.outside.values()].reduce((sum, usd) => sum + usd, 0);
     budgetRefusal = () => this.refusal;
+    ledgerRefusal = () => this.ledger;
     runningUsd = () => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
     source = () => this.worst ?? 'unknown';
     beginRun() {
@@ -55291,6 +56454,8 @@ class MeteredCostMeter {
     }
     /** A request of the run in flight changed (the proxy calls this as usage streams by). */
     update(request) {
+        if (request.refused === 'ledger')
+            this.ledger ??= request.error;
         if (request.refused === 'budget')
             this.refusal ??= `the model proxy refused a request: ${request.error ?? 'its worst case does not fit in the budget'}`;
         // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.
@@ -55551,6 +56716,12 @@ function problemLine(agent, argv) {
             return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
     }
 }
+/** The repository's budget grants `totalUsd` in all (this job's spend with what its calls may still cost), or says why not. */
+async function grantFrom(cap, totalUsd) {
+    if (await cap.cover(totalUsd))
+        return true;
+    return { refused: cap.refusal()?.line ?? "the repository's budget could not grant it" };
+}
 /**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
@@ -55575,7 +56746,7 @@ budget = {}) {
     const wire = AGENT_WIRE[cli];
     const meter = new MeteredCostMeter();
     const pricing = new FailClosedPricing(CLI_VENDOR[cli]);
-    const { maxCostUsd, chainSpentUsd = 0 } = budget;
+    const { maxCostUsd, chainSpentUsd = 0, cap } = budget;
     const spent = () => chainSpentUsd + meter.spentUsd() + meter.runningUsd();
     const proxy = await startModelProxy({
         wire,
@@ -55586,6 +56757,10 @@ budget = {}) {
         onRequest: request => meter.update(request),
         overBudget: () => maxCostUsd !== undefined && spent() >= maxCostUsd,
         budgetLeft: () => (maxCostUsd === undefined ? undefined : maxCostUsd - spent()),
+        // The lease is this job's: it covers this job's spend (a chain reserves again in each job).
+        ...(cap
+            ? { grant: (needUsd) => grantFrom(cap, meter.spentUsd() + meter.runningUsd() + needUsd) }
+            : {}),
         allowedHosts: settings.allowedHosts ?? []
     });
     // The agent's files hold only the placeholder key: readable by the agent's own user.
@@ -55703,7 +56878,8 @@ async function startMeter(config, ports, resumed, { clock, startedAt, emit }) {
         try {
             proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
                 maxCostUsd: config.maxCostUsd,
-                chainSpentUsd: resumed.spent.usd
+                chainSpentUsd: resumed.spent.usd,
+                cap: config.spending
             });
         }
         catch (error) {
@@ -55758,7 +56934,8 @@ function fromChainSpend(meter, spent) {
         observe: usage => meter.observe(usage),
         endRun: final => meter.endRun(final),
         onChange: listener => meter.onChange(listener),
-        ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {})
+        ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {}),
+        ...(meter.ledgerRefusal ? { ledgerRefusal: () => meter.ledgerRefusal?.() } : {})
     };
 }
 function weaker(earlier, own) {
@@ -56178,6 +57355,7 @@ function progress_header(status) {
 const CROSSING = {
     timeout: 'the time budget ran out',
     budget_exhausted: 'the cost budget was reached',
+    budget: "the repository's budget refused a request",
     cancelled: 'the cancel'
 };
 /** How the run ended, then the overview (the iteration table, the cost and duration charts), then each gate start to end. */
@@ -56841,6 +58019,376 @@ async function setupStep(run, resumed) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/loop/protect-rules/editable.ts
+/** The one rule `editable` stands for: every path, except those its globs name. */
+function editableRule(editable) {
+    return {
+        glob: '**',
+        scope: 'all',
+        why: `not editable (editable: ${editable.join(', ')})`,
+        except: [...editable]
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect-rules/read-by-judges.ts
+// Files the judges read that nothing protected yet (#37): what a protected file sources (`source`, `.`), includes
+// (make's `include`), runs (a Makefile's recipe, a package.json script's script), names as setup (`--import`,
+// `--require`, jest's setupFiles*, globalSetup, moduleNameMapper targets…), and the data files a protected test
+// opens by a literal path. Each is one rule over the start commit's texts: pure, paths relative to the top.
+
+
+/** `word` as a path of the start commit, relative to `dirs` in turn (undefined: none has it, or it is no path). */
+function resolve(facts, word, dirs) {
+    if (word === '' || /[$*?[{`]/.test(word) || external_node_path_default().posix.isAbsolute(word))
+        return undefined;
+    for (const dir of dirs) {
+        const rel = external_node_path_default().posix.normalize(external_node_path_default().posix.join(dir, word.replace(/^<rootDir>\//, '')));
+        if (!rel.startsWith('..') && facts.files.has(rel))
+            return rel;
+    }
+    return undefined;
+}
+const dirOf = (file) => (external_node_path_default().posix.dirname(file) === '.' ? '' : external_node_path_default().posix.dirname(file));
+const isMakefile = (file) => /(^|\/)(GNUmakefile|[Mm]akefile|[^/]+\.mk)$/.test(file);
+const isShell = (file, text) => /\.(sh|bash)$/.test(file) || /^#!.*\b(ba|da|z|k)?sh\b/.test(text);
+/** What each protected shell script sources (`source f`, `. f`), from its folder or the project's. */
+function sourcedFiles(facts) {
+    const found = [];
+    for (const [file, text] of facts.texts) {
+        if (!isShell(file, text) && !isMakefile(file))
+            continue;
+        for (const m of text.matchAll(/(?:^|[;&|(]\s*|\t)(?:source|\.)\s+(\S+)/gm)) {
+            const hit = resolve(facts, m[1].replace(/^["']|["';]+$/g, ''), [facts.projectDir, dirOf(file)]);
+            if (hit)
+                found.push(hit);
+        }
+    }
+    return [...new Set(found)];
+}
+/** What each protected makefile includes, and the files its recipes run (`sh run-tests.sh`, `./check.sh`). */
+function makeFiles(facts) {
+    const found = [];
+    for (const [file, text] of facts.texts) {
+        if (!isMakefile(file))
+            continue;
+        const dirs = [facts.projectDir, dirOf(file)];
+        for (const line of text.split('\n')) {
+            const include = /^\s*-?s?include\s+(.+)$/.exec(line);
+            const words = include
+                ? include[1].split(/\s+/)
+                : line.startsWith('\t')
+                    ? filesRun(line.slice(1).replace(/^[@+-]+/, ''))
+                    : [];
+            for (const word of words) {
+                const hit = resolve(facts, word, dirs);
+                if (hit)
+                    found.push(hit);
+            }
+        }
+    }
+    return [...new Set(found)];
+}
+const PRELOAD_FLAGS = /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--experimental-test-coverage-include)$/;
+const PRELOAD_INLINE = /^(?:--require|--import|--loader|--experimental-loader|--env-file)=(.+)$/;
+/** jest's keys that name files it loads before or around the tests. */
+const JEST_KEYS = /^(setupFiles|setupFilesAfterEnv|globalSetup|globalTeardown|testEnvironment|moduleNameMapper|testSequencer|snapshotResolver|resolver|transform|testRunner|reporters|watchPlugins|dependencyExtractor|prettierPath)$/;
+/** The strings anywhere under `value` (a JSON value). */
+function strings(value) {
+    if (typeof value === 'string')
+        return [value];
+    if (Array.isArray(value))
+        return value.flatMap(strings);
+    if (value && typeof value === 'object')
+        return Object.values(value).flatMap(strings);
+    return [];
+}
+/**
+ * What a protected package.json or runner configuration names as setup: every script's preloads (`--import f`,
+ * `-r f`) and the files its scripts run; jest's setup keys' paths (`<rootDir>/…`, `./…`); in a configuration
+ * file that is code (jest.config.js), every string that is a relative path.
+ */
+function setupFiles(facts) {
+    const found = [];
+    for (const [file, text] of facts.texts) {
+        const dirs = [dirOf(file), facts.projectDir];
+        const add = (word) => {
+            const hit = resolve(facts, word, dirs);
+            if (hit)
+                found.push(hit);
+        };
+        if (external_node_path_default().posix.basename(file) === 'package.json') {
+            let parsed;
+            try {
+                parsed = JSON.parse(text);
+            }
+            catch {
+                continue;
+            }
+            for (const script of strings(parsed.scripts)) {
+                const words = script.split(/\s+/);
+                words.forEach((w, i) => {
+                    if (PRELOAD_FLAGS.test(w) && words[i + 1])
+                        add(words[i + 1]);
+                    const inline = PRELOAD_INLINE.exec(w);
+                    if (inline)
+                        add(inline[1]);
+                });
+                for (const run of filesRun(script))
+                    add(run);
+            }
+            if (parsed.jest && typeof parsed.jest === 'object')
+                for (const [key, value] of Object.entries(parsed.jest))
+                    if (JEST_KEYS.test(key))
+                        for (const s of strings(value))
+                            add(s);
+            continue;
+        }
+        if (/(^|\/)(jest|vitest|vite)\.(config|setup)\.[cm]?[jt]s$|(^|\/)jest\.config\.json$/.test(file))
+            for (const m of text.matchAll(/(['"`])((?:<rootDir>\/|\.{1,2}\/)[^'"`\n]+)\1/g))
+                add(m[2]);
+    }
+    return [...new Set(found)];
+}
+/** Extensions of code (what the agent is asked to change), never data a test reads. */
+const CODE = /\.([cm]?[jt]sx?|py|go|rb|rs|java|kt|c|h|cc|cpp|hpp|cs|php|swift|scala|sh)$/;
+/**
+ * The data files a protected test opens by a literal path: each quoted string of a test file that names a file
+ * of the start commit that is not code, from the test's folder or the project's.
+ */
+function dataFiles(facts, tests) {
+    const found = [];
+    for (const [file, text] of facts.texts) {
+        if (!tests.has(file))
+            continue;
+        for (const m of text.matchAll(/(['"`])([^'"`\n]{1,300})\1/g)) {
+            const hit = resolve(facts, m[2].replace(/^\.\//, ''), [dirOf(file), facts.projectDir]);
+            if (hit && !CODE.test(hit))
+                found.push(hit);
+        }
+    }
+    return [...new Set(found)];
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect-rules/shadows.ts
+// Modules from the tree that shadow what the judges load (#37). Two rules: a new top-level Python module named as
+// the standard library or an installed distribution (`python -m pytest` puts the tree first on sys.path, so an
+// `iniconfig.py` replaces pytest's own dependency); and a new file in a protected test's folder that a name the
+// test imports would find first (`tests/calc.py` before `./calc.py`; `test/util.js` before `test/util/index.js`).
+
+
+const PY_IMPORT = /^\s*(?:from\s+([A-Za-z_]\w*)[\w.]*\s+import\b|import\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*))/gm;
+const JS_RELATIVE = /(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)(['"])(\.{1,2}\/[^'"]*)\1/gm;
+const JS_EXTENSIONS = ['', '.js', '.cjs', '.mjs', '.json', '.node', '.ts', '.cts', '.mts', '.jsx', '.tsx'];
+/** The top-level names a Python import statement of `text` names. */
+function pythonImports(text) {
+    const names = new Set();
+    for (const m of text.matchAll(PY_IMPORT)) {
+        if (m[1])
+            names.add(m[1]);
+        for (const part of (m[2] ?? '').split(','))
+            if (part.trim())
+                names.add(part.trim().split('.')[0]);
+    }
+    return [...names];
+}
+/** The relative specifiers of `require`, `import` and `export … from` in `text`. */
+function relativeSpecifiers(text) {
+    return [...new Set([...text.matchAll(JS_RELATIVE)].map(m => m[2]))];
+}
+/** The paths node or a bundler may resolve `spec` to from `dir` (relative to the top). */
+function resolutionCandidates(dir, spec) {
+    const target = external_node_path_default().posix.normalize(external_node_path_default().posix.join(dir, spec)).replace(/\/$/, '');
+    if (target.startsWith('..'))
+        return [];
+    return [
+        ...JS_EXTENSIONS.map(ext => `${target}${ext}`),
+        `${target}/package.json`,
+        ...JS_EXTENSIONS.filter(Boolean).map(ext => `${target}/index${ext}`)
+    ].filter(p => p !== '.' && p !== '');
+}
+const braces = (names) => (names.length === 1 ? names[0] : `{${names.join(',')}}`);
+const under = (dir, rest) => (dir === '' ? rest : `${dir}/${rest}`);
+/**
+ * New top-level Python modules (at the top and in the project) named as one of `installed` (the standard
+ * library's and the installed distributions' top-level names); a name the start commit has is the project's own.
+ */
+function topLevelShadowRules(files, dirs, installed) {
+    const rules = [];
+    const safe = installed.filter(n => /^[A-Za-z_]\w*$/.test(n));
+    for (const dir of new Set(dirs)) {
+        const names = safe.filter(n => !files.has(under(dir, `${n}.py`)) && !files.has(under(dir, `${n}/__init__.py`)));
+        if (names.length === 0)
+            continue;
+        const why = 'auto: a new top-level module named as an installed one (it would shadow it)';
+        // A folder without __init__.py is a namespace package, found only where no module is: it shadows nothing.
+        rules.push({ glob: under(dir, `${braces(names)}.py`), scope: 'all', why });
+        rules.push({ glob: under(dir, `${braces(names)}/__init__.py`), scope: 'all', why });
+    }
+    return rules;
+}
+/**
+ * New files in a protected test's folder that what the test imports would find first: the Python names it
+ * imports that are modules at one of `roots` (the top, the project), beside it; each relative specifier's
+ * resolution candidates before the one the start commit has.
+ */
+function testFolderShadowRules(files, tests, roots) {
+    const globs = new Set();
+    for (const [file, text] of tests) {
+        const dir = external_node_path_default().posix.dirname(file) === '.' ? '' : external_node_path_default().posix.dirname(file);
+        if (file.endsWith('.py')) {
+            // pytest puts the test's folder first on sys.path: a new module there shadows the project's of that name.
+            if (dir === '')
+                continue;
+            const isModule = (d, name) => files.has(under(d, `${name}.py`)) || files.has(under(d, `${name}/__init__.py`));
+            for (const name of pythonImports(text)) {
+                if (isModule(dir, name) || !roots.some(root => isModule(root, name)))
+                    continue;
+                globs.add(under(dir, `${name}.py`));
+                globs.add(under(dir, `${name}/__init__.py`));
+            }
+            continue;
+        }
+        // What resolves first wins: the candidates before the one the start commit has (none: a module to write).
+        for (const spec of relativeSpecifiers(text)) {
+            const candidates = resolutionCandidates(dir, spec);
+            const found = candidates.findIndex(c => files.has(c));
+            for (const candidate of candidates.slice(0, Math.max(found, 0)))
+                globs.add(candidate);
+        }
+    }
+    return [...globs].map(glob => ({
+        glob,
+        scope: 'all',
+        why: 'auto: a new file a protected test would import instead of the one it imports'
+    }));
+}
+/** The standard library's and the installed distributions' top-level module names, by the system's python3. */
+function installedPythonModules(python = 'python3') {
+    const program = 'import sys, pkgutil; print("\\n".join(sorted(set(sys.stdlib_module_names) | {m.name for m in pkgutil.iter_modules()})))';
+    return new Promise(resolve => {
+        // -I: no user site, no PYTHON* variable, no current folder on the path (the tree's modules are not listed).
+        (0,external_node_child_process_namespaceObject.execFile)(python, ['-I', '-c', program], { cwd: '/', timeout: 20_000 }, (error, stdout) => resolve(error ? [] : stdout.split('\n').filter(Boolean)));
+    });
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect-rules/tool-folders.ts
+/** Where installers put what they install: a new path under one is removed before the gates run. */
+const TOOL_FOLDER_GLOBS = [
+    '**/node_modules/**',
+    '**/*.dist-info/**',
+    '**/*.egg-info/**',
+    '**/*.egg-link',
+    '**/*.pth',
+    '**/site-packages/**',
+    '**/__pypackages__/**',
+    '**/pyvenv.cfg',
+    '**/.venv/**',
+    '**/venv/**',
+    '**/.tox/**',
+    '**/.nox/**',
+    '**/.yarn/**',
+    '**/.pnp.*',
+    '**/vendor/bin/**'
+];
+/** A .gitignore line that keeps a tool folder out (`node_modules/`, `/.venv`, `*.egg-info`…). */
+const IGNORES_TOOLS = /^\/?(\*\*\/)?(node_modules|\.venv|venv|__pypackages__|\.tox|\.nox|[^/\s]*\.(dist|egg)-info|site-packages)\/?\s*$/;
+/** The rules for tool folders, given the start commit's files and the .gitignore texts among them. */
+function toolFolderRules(texts) {
+    const rules = TOOL_FOLDER_GLOBS.map(glob => ({
+        glob,
+        scope: 'all',
+        why: 'auto: a dependency or tool folder (never the work; a runner would load it)'
+    }));
+    rules.push({
+        glob: '**/.gitattributes',
+        scope: 'all',
+        why: 'auto: .gitattributes (it decides the bytes a clone gets)'
+    });
+    for (const [file, text] of texts)
+        if ((file === '.gitignore' || file.endsWith('/.gitignore')) &&
+            text.split('\n').some(l => IGNORES_TOOLS.test(l.trim())))
+            rules.push({ glob: file, scope: 'base', why: 'auto: a .gitignore that keeps dependency folders out' });
+    return rules;
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect-rules/index.ts
+
+
+
+
+
+
+/** Texts larger than this are not read for the names they give (a data file, a bundle). */
+const MOST_TEXT = 256 * 1024;
+/** How many times what a newly protected file names is looked at (make includes a makefile that includes…). */
+const ROUNDS = 4;
+/** The start commit's texts of `files` (those small enough to be read). */
+async function textsOf(top, entries, files) {
+    const wanted = files.filter(f => entries.get(f)?.mode.startsWith('1006') || entries.get(f)?.mode === '100755');
+    const blobs = await readBlobs(top, wanted.map(f => entries.get(f).oid));
+    const texts = new Map();
+    for (const file of wanted) {
+        const blob = blobs.get(entries.get(file).oid);
+        if (blob && blob.length <= MOST_TEXT && !blob.includes(0))
+            texts.set(file, blob.toString('utf8'));
+    }
+    return texts;
+}
+/**
+ * The rules `auto` adds to `rules` (already `auto`'s and the setting's) for the run at `top` whose start commit's
+ * files are `entries`.
+ */
+async function moreRules(top, entries, rules, facts) {
+    const files = new Set(entries.keys());
+    const added = [];
+    const all = () => [...rules, ...added];
+    const ignores = [...files].filter(f => f === '.gitignore' || f.endsWith('/.gitignore'));
+    added.push(...toolFolderRules(await textsOf(top, entries, ignores)));
+    const roots = [...new Set(['', facts.projectDir])];
+    if ([...files].some(f => f.endsWith('.py')))
+        added.push(...topLevelShadowRules(files, roots, await installedPythonModules()));
+    const isTest = (f) => TEST_FILE_GLOBS.some(g => globMatches(g, f));
+    let texts = new Map();
+    for (let round = 0; round < ROUNDS; round++) {
+        const protectedFiles = [...files].filter(f => !texts.has(f) && ruleFor(all(), f, true));
+        if (protectedFiles.length === 0)
+            break;
+        texts = new Map([...texts, ...(await textsOf(top, entries, protectedFiles))]);
+        if (round === 0)
+            added.push(...testFolderShadowRules(files, new Map([...texts].filter(([f]) => isTest(f))), roots));
+        const judges = { files, texts, projectDir: facts.projectDir };
+        const named = [
+            ...sourcedFiles(judges).map(f => [f, 'auto: a file a protected script sources']),
+            ...makeFiles(judges).map(f => [f, 'auto: a file a protected makefile includes or runs']),
+            ...setupFiles(judges).map(f => [f, 'auto: a file a protected configuration names as setup']),
+            ...dataFiles(judges, new Set([...texts.keys()].filter(isTest))).map(f => [f, 'auto: a data file a protected test opens'])
+        ].filter(([f]) => !ruleFor(all(), f, true));
+        for (const [glob, why] of new Map(named))
+            added.push({ glob, scope: 'base', why });
+    }
+    return added;
+}
+/**
+ * The run's protections: `protectionOf`'s (the setting's rules, `auto` expanded), with what `auto` grew (#37)
+ * and `editable`'s rule; undefined when there is none (protection off and no `editable`).
+ */
+async function protectionOfRun(config, workTree, base) {
+    const protection = await protectionOf(config, workTree, base);
+    const editable = config.editable ?? [];
+    const auto = (config.protect ?? []).includes('auto');
+    if (!auto && editable.length === 0)
+        return protection;
+    const top = protection?.top ?? (await resolve_repositoryTop(workTree));
+    const rules = [...(protection?.rules ?? [])];
+    if (auto) {
+        const projectDir = insideTop(top, workTree) ?? '';
+        rules.push(...(await moreRules(top, await baseEntries(top, base), rules, { checks: config.checks, projectDir })));
+    }
+    if (editable.length > 0)
+        rules.push(editableRule(editable));
+    return resolve_protectionFromRules(top, base, rules, protection?.guardrails);
+}
+
 ;// CONCATENATED MODULE: ./src/loop/steps/start.ts
 
 async function recordStart(run, memory, resumed) {
@@ -56863,7 +58411,7 @@ async function recordStart(run, memory, resumed) {
         ...(commit !== undefined ? { startCommit: commit } : {})
     };
     if (config.protect && commit !== undefined) {
-        const protection = await protectionOf(config, env.workTree, commit);
+        const protection = await protectionOfRun(config, env.workTree, commit);
         if (protection) {
             run.env = { ...env, protection };
             status.protected = {
@@ -57066,6 +58614,12 @@ const STOP_WORDS = {
         did: n => `ran out of budget after ${n}`,
         failure: 'The cost budget ran out before the gates passed'
     },
+    budget: {
+        icon: '💸',
+        headline: "Out of the repository's budget",
+        did: n => `ran out of the repository's budget after ${n}`,
+        failure: "The repository's budget could not grant more before the gates passed"
+    },
     timeout: {
         icon: '⏱️',
         headline: 'Out of time',
@@ -57244,228 +58798,947 @@ function outputRoomOf(stream) {
 
 
 
-;// CONCATENATED MODULE: ./src/report/run-report.ts
-// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
-// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
-
-
-
-/** Where a continued loop goes on, in words: the next run, linked when its address is known. */
-function nextRunWords(continued) {
-    const name = continued.runId !== undefined ? `run ${continued.runId}` : 'the next run of this workflow';
-    return continued.url !== undefined ? `[${name}](${continued.url})` : name;
+;// CONCATENATED MODULE: ./src/trigger/event.ts
+// What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
+// its payload, used by the run's context (context.ts) and by the admission (admission.ts). Nothing here
+// trusts the payload's text: it is only typed, never fetched again nor run.
+const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
+const isIssuesTrigger = (e) => e.name === 'issues';
+const isPullRequestTrigger = (e) => e.name === 'pull_request' || e.name === 'pull_request_target';
+const isPullRequestReviewTrigger = (e) => e.name === 'pull_request_review';
+const isWorkflowRunTrigger = (e) => e.name === 'workflow_run';
+const isPushTrigger = (e) => e.name === 'push';
+const isScheduleTrigger = (e) => e.name === 'schedule';
+const isDispatchTrigger = (e) => e.name === 'workflow_dispatch';
+const event_obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
+const event_str = (v) => (typeof v === 'string' ? v : '');
+const login = (v) => event_str(event_obj(v).login);
+function issueOf(value) {
+    const issue = event_obj(value);
+    return {
+        number: Number(issue.number),
+        title: event_str(issue.title),
+        body: event_str(issue.body),
+        author: login(issue.user),
+        authorType: event_str(event_obj(issue.user).type),
+        isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
+    };
 }
-/** A delivery that delivered nothing: skipped (a cancelled run), or failed with one problem. */
-function undelivered(branch, why) {
-    if ('skipped' in why)
-        return { branch, pushed: false, problems: [], notes: [], skipped: why.skipped };
-    return { branch, pushed: false, problems: [why.problem], notes: [] };
+function pullOf(value, number) {
+    const pull = event_obj(value);
+    const head = event_obj(pull.head);
+    const repo = event_str(event_obj(head.repo).full_name);
+    return {
+        number: Number(number ?? pull.number),
+        title: event_str(pull.title),
+        body: event_str(pull.body),
+        author: login(pull.user),
+        authorType: event_str(event_obj(pull.user).type),
+        head: { ref: event_str(head.ref), sha: event_str(head.sha), ...(repo ? { repo } : {}) },
+        base: { ref: event_str(event_obj(pull.base).ref) }
+    };
 }
-// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
-// The gates' table, start to end, with the clean verification's sentence, is progress.md's too.
-
-const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
-/** The run in one sentence, starting with an emoji a reader can scan. */
-function outcomeSentence(report) {
-    const { status, delivery, task } = report;
-    const name = `**${task.name}**`;
-    const n = status.iterations.length;
-    const reason = status.stopReason;
-    if (report.dryRun)
-        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
-    if (reason === undefined || status.state !== 'finished')
-        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
-    const pr = delivery.pullRequest;
-    const delivered = pr
-        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
-        : delivery.pushed && delivery.branch
-            ? ` and pushed branch ${codeCell(delivery.branch)}`
-            : '';
-    const problem = delivery.problems[0];
-    if (delivery.continued && !problem)
-        return `⏩ ${name} ran out of this job's time after ${pluralIterations(n)} with gates still failing; the work is on branch ${codeCell(delivery.branch ?? '')}, and the loop goes on in ${nextRunWords(delivery.continued)}.`;
-    if (reason === 'already_green')
-        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
-    if (status.success) {
-        const what = reason === 'completed'
-            ? `finished in iteration ${n} (the agent said it was done)`
-            : `passed every gate in iteration ${n}`;
-        if (problem)
-            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
-        if (delivery.skipped)
-            return `✅ ${name} ${what}; ${delivery.skipped}.`;
-        return `✅ ${name} ${what}${delivered}.`;
-    }
-    // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
-    const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
-    const words = STOP_WORDS[reason];
-    const why = noTag
-        ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
-        : words.did(pluralIterations(n));
-    const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
-    const tail = problem
-        ? `; the work was not delivered: ${problem}`
-        : delivered
-            ? `;${delivered.replace(/^ and/, '')}`
-            : '';
-    return `${words.icon} ${name} ${why}${detail}${tail}.`.replace(/\.\.$/, '.');
-}
-/** Protected paths put back before the gates, by iteration; '' when none was. (At most `most` paths each.) */
-function revertList(status, most = 20) {
-    const lines = [];
-    for (const it of status.iterations) {
-        const reverts = it.reverts ?? [];
-        if (reverts.length === 0)
-            continue;
-        const shown = reverts.slice(0, most).map(r => `${codeCell(showPath(r.path))} (${r.why})`);
-        const more = reverts.length > most ? `, and ${reverts.length - most} more (in status.json)` : '';
-        lines.push(`- Iteration ${it.iteration}: ${shown.join(', ')}${more}`);
-    }
-    return lines.join('\n');
-}
-/** The heading and the words over revertList, for the summary and the pull request body. */
-const REVERTS_HEADING = '### Protected paths put back';
-const REVERTS_INTRO = 'The agent changed paths that judge its work; the action put them back from the start commit before the gates ran, so none of these changes is delivered.';
-
-;// CONCATENATED MODULE: ./src/action/scratch.ts
-// The action's own work folders (a download, a handover), under RUNNER_TEMP: never the agent's tree.
-
-
-
-/** A new folder in RUNNER_TEMP for what is downloaded or packed; its caller removes it when done. */
-function scratch(prefix) {
-    return (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), prefix));
-}
-
-;// CONCATENATED MODULE: ./src/action/steps/checkout.ts
-// The checkout as the job found it: the remote the action pushes to, and the checkout given back after the run.
-
-
-const REMOTE = 'origin';
 /**
- * Checks out again what was checked out before the run (the loop's commits stay on its branch), so later
- * steps and a second ralph in the same job start from where the job was. A failure is a warning.
+ * GITHUB_EVENT_NAME and the payload as a typed trigger, with its sender; payloads missing what a kind needs are
+ * unsupported.
  */
-async function restoreCheckout(workTree, prepared) {
-    const { branch, sha } = prepared.previous;
-    const args = branch
-        ? ['checkout', '--quiet', branch]
-        : sha
-            ? ['checkout', '--quiet', '--detach', sha]
-            : undefined;
-    if (!args)
-        return;
-    // The tree is the agent's: a FIFO where git reads a file would hold the checkout, and the job, forever.
-    const hazard = await treeHazard(workTree);
-    // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
-    const result = hazard
-        ? { stderr: hazard, exitCode: 1 }
-        : await new repo_GitRepo(workTree).exec(args, { probe: true, timeoutMs: TREE_GIT_MS });
-    if (result.exitCode !== 0)
-        core/* warning */.$e(`Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`);
+function parseTriggerEvent(eventName, payloadValue) {
+    const trigger = parseKind(eventName, payloadValue);
+    const sender = event_obj(event_obj(payloadValue).sender);
+    const senderLogin = event_str(sender.login);
+    return senderLogin ? { ...trigger, from: { login: senderLogin, type: event_str(sender.type) } } : trigger;
 }
-/** The commit identity as it was before the loop; a failure is said (later steps would commit as the action). */
-async function restoreIdentity(identity) {
-    await identity
-        .restore()
-        .catch((error) => core/* warning */.$e(`The git commit identity could not be put back after the run: ${error.message.split('\n')[0]}`));
+function parseKind(eventName, payloadValue) {
+    const payload = event_obj(payloadValue);
+    const action = event_str(payload.action);
+    const sender = login(payload.sender);
+    switch (eventName) {
+        case 'issue_comment': {
+            const comment = event_obj(payload.comment);
+            if (!payload.issue || !payload.comment)
+                break;
+            return {
+                name: 'issue_comment',
+                action,
+                issue: issueOf(payload.issue),
+                comment: {
+                    id: Number(comment.id),
+                    body: event_str(comment.body),
+                    author: login(comment.user),
+                    authorType: event_str(event_obj(comment.user).type),
+                    createdAt: event_str(comment.created_at),
+                    updatedAt: event_str(comment.updated_at)
+                }
+            };
+        }
+        case 'issues':
+            if (!payload.issue)
+                break;
+            return {
+                name: 'issues',
+                action,
+                issue: issueOf(payload.issue),
+                ...(payload.label ? { label: event_str(event_obj(payload.label).name) } : {}),
+                sender
+            };
+        case 'pull_request':
+        case 'pull_request_target':
+            if (!payload.pull_request)
+                break;
+            return {
+                name: eventName,
+                action,
+                ...pullOf(payload.pull_request, payload.number),
+                ...(payload.label ? { label: event_str(event_obj(payload.label).name) } : {}),
+                sender
+            };
+        case 'pull_request_review': {
+            const review = event_obj(payload.review);
+            if (!payload.review || !payload.pull_request)
+                break;
+            return {
+                name: 'pull_request_review',
+                action,
+                review: {
+                    id: Number(review.id),
+                    body: event_str(review.body),
+                    state: event_str(review.state),
+                    author: login(review.user),
+                    authorType: event_str(event_obj(review.user).type),
+                    commitId: event_str(review.commit_id)
+                },
+                pull: pullOf(payload.pull_request),
+                sender
+            };
+        }
+        case 'workflow_run': {
+            const run = event_obj(payload.workflow_run);
+            if (!payload.workflow_run)
+                break;
+            return {
+                name: 'workflow_run',
+                action,
+                run: {
+                    id: Number(run.id),
+                    workflow: event_str(run.name),
+                    path: event_str(run.path),
+                    event: event_str(run.event),
+                    conclusion: event_str(run.conclusion),
+                    headBranch: event_str(run.head_branch),
+                    headSha: event_str(run.head_sha),
+                    headRepo: event_str(event_obj(run.head_repository).full_name),
+                    runNumber: Number(run.run_number),
+                    runAttempt: Number(run.run_attempt),
+                    url: event_str(run.html_url)
+                },
+                sender
+            };
+        }
+        case 'pull_request_review_comment':
+            return { name: 'pull_request_review_comment', action };
+        case 'push':
+            return { name: 'push', ref: event_str(payload.ref), deleted: payload.deleted === true, sender };
+        case 'schedule':
+            return { name: 'schedule', ...(payload.schedule ? { schedule: event_str(payload.schedule) } : {}) };
+        case 'workflow_dispatch':
+            return { name: 'workflow_dispatch', sender, inputs: event_obj(payload.inputs) };
+    }
+    return { name: 'unsupported', eventName };
 }
 
-;// CONCATENATED MODULE: ./src/github/errors.ts
-// GitHub's known answers for pull request delivery, turned into control flow or a message that says the fix.
-/** GitHub's own words, matched as substrings of the error's text (message, and each error's message). */
-const GITHUB_API_ERRORS = {
-    actionsNotPermitted: 'GitHub Actions is not permitted to create or approve pull requests',
-    pullRequestExists: 'A pull request already exists for',
-    /** Right after a pull request is created, GitHub may not resolve it yet for labels and reviewers. */
-    unresolvedNode: 'Could not resolve to a node',
-    /** "…by integration" (GITHUB_TOKEN, App tokens) or "…by personal access token". */
-    resourceNotAccessible: 'Resource not accessible by',
-    noCommitsBetween: 'No commits between',
-    draftNotSupported: 'Draft pull requests are not supported',
-    reviewFromAuthor: 'Review cannot be requested from pull request author',
-    reviewersNotCollaborators: 'Reviews may only be requested from collaborators'
-};
-/** Where the setting that lets GITHUB_TOKEN open pull requests is (off by default), for every line naming it. */
-const ACTIONS_PULL_REQUEST_SETTING = `Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" ` +
-    `(in an organisation, the same setting must first be allowed in the organisation's Settings → Actions → General)`;
-/** Why delivery of a pull request failed, each with its fix in the error's message. */
-const PULL_REQUEST_FAILURE = {
-    /** The repository (or organisation) setting forbids GITHUB_TOKEN to create pull requests. */
-    actionsNotPermitted: 'actions_not_permitted',
-    /** 403: the token lacks `pull-requests: write` (or `issues: write` for labels and assignees). */
-    missingPermission: 'missing_permission',
-    /** The head branch has no commits the base lacks. */
-    noCommits: 'no_commits',
-    /** An open pull request on the head that the action did not open: never updated. */
-    notOurs: 'not_ours',
-    unknown: 'unknown'
-};
-/** Said next to a pull request opened with GITHUB_TOKEN: GitHub starts no workflow for it. */
-const GITHUB_TOKEN_TRIGGERS_NO_CI = 'Pushes and pull requests made with GITHUB_TOKEN do not start other workflows, so CI will not run on this pull request by itself. ' +
-    'To have it run, give the action a push token (a fine-grained PAT or a GitHub App token).';
-/** A failure with its kind and what to do about it (the message names the fix). */
-class PullRequestError extends Error {
-    kind;
-    status;
-    constructor(kind, message, status, options) {
-        super(message, options);
-        this.kind = kind;
-        this.status = status;
-        this.name = 'PullRequestError';
+;// CONCATENATED MODULE: ./src/trigger/context.ts
+// The run's GitHub context, read once from the runner's environment: where the run is (repository, run id,
+// server), and what started it (the payload, and its typed form from event.ts). Nothing here trusts the
+// payload's text.
+
+
+const context_obj = (value) => value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+const context_str = (value) => (typeof value === 'string' ? value : '');
+function readPayload(file) {
+    if (!file || !(0,external_node_fs_.existsSync)(file))
+        return {};
+    try {
+        return context_obj(JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8')));
+    }
+    catch {
+        // A broken event file is the runner's problem, not a reason to fail a loop that does not need it.
+        return {};
     }
 }
-/** The HTTP status of an Octokit error, if it is one. */
-function statusOf(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
+/** Reads the run's context from the runner's environment (GITHUB_* and the event payload file). */
+function readContext(env = process.env) {
+    const eventName = env.GITHUB_EVENT_NAME ?? '';
+    const payload = readPayload(env.GITHUB_EVENT_PATH);
+    const repository = context_obj(payload.repository);
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? context_str(repository.full_name)).split('/');
+    const serverUrl = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
+    const runId = env.GITHUB_RUN_ID ?? '';
+    const runAttempt = env.GITHUB_RUN_ATTEMPT ?? '1';
+    const runUrl = `${serverUrl}/${owner}/${repo}/actions/runs/${runId}` +
+        (runAttempt && runAttempt !== '1' ? `/attempts/${runAttempt}` : '');
+    const defaultBranch = context_str(repository.default_branch);
+    return {
+        eventName,
+        event: parseTriggerEvent(eventName, payload),
+        payload,
+        repo: { owner, repo },
+        serverUrl,
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        runId,
+        runAttempt,
+        runNumber: env.GITHUB_RUN_NUMBER ?? '',
+        job: env.GITHUB_JOB ?? '',
+        workflow: env.GITHUB_WORKFLOW ?? '',
+        sha: env.GITHUB_SHA ?? '',
+        ref: env.GITHUB_REF ?? '',
+        refName: env.GITHUB_REF_NAME ?? '',
+        headRef: env.GITHUB_HEAD_REF ?? '',
+        baseRef: env.GITHUB_BASE_REF ?? '',
+        actor: env.GITHUB_ACTOR ?? '',
+        workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
+        ...(defaultBranch ? { defaultBranch } : {}),
+        runUrl
+    };
 }
-/** Everything GitHub said: the error's message, the body's message and each entry of `errors`. */
-function errorText(error) {
-    const parts = [];
-    const e = error;
-    if (e?.message)
-        parts.push(e.message);
-    const data = e?.response?.data;
-    if (data && typeof data === 'object') {
-        if (typeof data.message === 'string')
-            parts.push(data.message);
-        if (Array.isArray(data.errors)) {
-            for (const item of data.errors) {
-                if (typeof item === 'string')
-                    parts.push(item);
-                else if (item &&
-                    typeof item === 'object' &&
-                    typeof item.message === 'string')
-                    parts.push(item.message);
-            }
+/** The page of one artifact of this run. */
+function artifactUrl(context, artifactId) {
+    return `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}/artifacts/${artifactId}`;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/money.ts
+// Amounts in the ledger are whole micro-dollars: sums of many runs' spend stay exact, so a window's limit is
+// never crossed by a rounding error. A cost metered as a float is rounded up (what was spent is never made
+// smaller); a limit or a grant is exact.
+const MICROS_PER_USD = 1_000_000;
+/** The most any amount in the ledger may be: a billion dollars, well inside exact integers. */
+const MAX_MICROS = 1e9 * MICROS_PER_USD;
+/** Dollars to micro-dollars; spend rounds up (fail closed), a limit or a grant rounds down. */
+function microsOf(usd, round) {
+    // An amount no meter could give (NaN, infinite) is the most there is when rounding up, nothing when down.
+    if (Number.isNaN(usd) || usd === Infinity)
+        return round === 'up' ? MAX_MICROS : 0;
+    if (usd <= 0)
+        return 0;
+    const scaled = usd * MICROS_PER_USD;
+    // 0.29 * 1e6 is 289999.99999999994: a float a hair off a whole number is that number.
+    const near = Math.round(scaled);
+    const whole = Math.abs(scaled - near) < 1e-6 ? near : round === 'up' ? Math.ceil(scaled) : Math.floor(scaled);
+    return Math.min(MAX_MICROS, whole);
+}
+function usdOf(micros) {
+    return micros / MICROS_PER_USD;
+}
+/** `$1.25`; under a cent (but not nothing), four places: `$0.0040`. */
+function formatUsd(micros) {
+    const usd = usdOf(micros);
+    return micros > 0 && micros < 10_000 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+/** A limit as people write it: `$20`, `$2.50`, `$0.125` (no trailing zeros past the cents). */
+function formatLimit(micros) {
+    const usd = usdOf(micros);
+    if (micros % MICROS_PER_USD === 0)
+        return `$${usd}`;
+    const cents = usd.toFixed(2);
+    return Number(cents) === usd ? `$${cents}` : `$${Number(usd.toFixed(6))}`;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/windows.ts
+// The budget's windows: UTC calendar days and months, named by their keys (`2026-12-01`, `2026-12`).
+const windows_WINDOW_KINDS = ['day', 'month'];
+const DAY_KEY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MONTH_KEY = /^(\d{4})-(\d{2})$/;
+/** `YYYY-MM-DD` of the UTC day `at` falls in. */
+function dayKey(at) {
+    return at.toISOString().slice(0, 10);
+}
+/** `YYYY-MM` of the UTC month `at` falls in. */
+function monthKey(at) {
+    return at.toISOString().slice(0, 7);
+}
+function windowKey(kind, at) {
+    return kind === 'day' ? dayKey(at) : monthKey(at);
+}
+/** When the window `at` falls in ends (the next one starts). */
+function resetsAt(kind, at) {
+    const y = at.getUTCFullYear();
+    const m = at.getUTCMonth();
+    return kind === 'day' ? new Date(Date.UTC(y, m, at.getUTCDate() + 1)) : new Date(Date.UTC(y, m + 1, 1));
+}
+/** When the window `at` falls in started. */
+function startOf(kind, at) {
+    const y = at.getUTCFullYear();
+    const m = at.getUTCMonth();
+    return kind === 'day' ? new Date(Date.UTC(y, m, at.getUTCDate())) : new Date(Date.UTC(y, m, 1));
+}
+/** `at 00:00 UTC` (a day's, tomorrow) or `on 2027-01-01 at 00:00 UTC` (a month's). */
+function resetPhrase(kind, at) {
+    return kind === 'day' ? 'at 00:00 UTC' : `on ${dayKey(resetsAt('month', at))} at 00:00 UTC`;
+}
+/** Whether `key` names a real day or month (not 2026-02-30). */
+function validWindowKey(kind, key) {
+    const m = (kind === 'day' ? DAY_KEY : MONTH_KEY).exec(key);
+    if (!m)
+        return false;
+    const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, kind === 'day' ? Number(m[3]) : 1));
+    return windowKey(kind, date) === key;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/budget.ts
+// The `budget` and `budget-per-requester` inputs: `<dollars>/day` and/or `<dollars>/month`, comma-separated
+// (`20/day, 300/month`). A problem is one line naming the input and the fix, for the action's input errors,
+// `validate` and the CLI alike.
+
+
+const BUDGET_INPUTS = { repository: 'budget', perRequester: 'budget-per-requester' };
+const ITEM = /^\$?\s*(\d+(?:\.\d+)?|\.\d+)\s*\/\s*([A-Za-z]+)$/;
+const EXAMPLE = 'like 20/day, 300/month';
+const budget_quote = (value) => JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
+/** Parses one budget input (`name` is the input, for the message); empty or absent is no limit. */
+function parseBudget(text, name) {
+    const limits = {};
+    const given = {};
+    const items = (text ?? '')
+        .split(/[,\n]/)
+        .map(item => item.trim())
+        .filter(item => item !== '');
+    for (const item of items) {
+        const m = ITEM.exec(item);
+        const kind = m ? windowOf(m[2]) : undefined;
+        if (!m && item.split('/').length > 2)
+            return { problem: `Input '${name}' has ${budget_quote(item)}: separate the windows with commas, ${EXAMPLE}.` };
+        if (!m || !kind) {
+            const unit = m ? ` (${budget_quote(m[2])} is not a window: budgets are per day or per month, UTC)` : '';
+            return {
+                problem: `Input '${name}' has ${budget_quote(item)}${unit}: give dollars per day and/or per month, comma-separated, ${EXAMPLE}.`
+            };
+        }
+        const micros = microsOf(Number(m[1]), 'down');
+        if (micros <= 0)
+            return {
+                problem: `Input '${name}' has ${budget_quote(item)}: a budget must be more than $0 (to stop every run, disable the workflow).`
+            };
+        if (micros >= MAX_MICROS)
+            return {
+                problem: `Input '${name}' has ${budget_quote(item)}: a budget must be under ${formatLimit(MAX_MICROS)}.`
+            };
+        if (given[kind] !== undefined)
+            return {
+                problem: `Input '${name}' gives a ${kind === 'day' ? 'daily' : 'monthly'} budget twice (${budget_quote(given[kind])} and ${budget_quote(item)}): give each window once, ${EXAMPLE}.`
+            };
+        given[kind] = item;
+        limits[kind] = micros;
+    }
+    return { limits };
+}
+/** `day`, `daily`, `d`, `month`, `monthly`, `mo` (any case); anything else is not a window. */
+function windowOf(word) {
+    const w = word.toLowerCase();
+    if (['day', 'daily', 'd'].includes(w))
+        return 'day';
+    if (['month', 'monthly', 'mo'].includes(w))
+        return 'month';
+    return undefined;
+}
+/** Both inputs at once: the first problem, or the limits. */
+function parseBudgets(inputs) {
+    const repository = parseBudget(inputs.budget, BUDGET_INPUTS.repository);
+    if ('problem' in repository)
+        return repository;
+    const perRequester = parseBudget(inputs.perRequester, BUDGET_INPUTS.perRequester);
+    if ('problem' in perRequester)
+        return perRequester;
+    return { limits: { repository: repository.limits, perRequester: perRequester.limits } };
+}
+/** Whether any window is capped: without one, a run needs no ledger. */
+function hasBudget(limits) {
+    return windows_WINDOW_KINDS.some(k => limits.repository[k] !== undefined || limits.perRequester[k] !== undefined);
+}
+/** `$20/day` */
+function describeLimit(kind, micros) {
+    return `${formatLimit(micros)}/${kind}`;
+}
+/** `$20/day, $300/month`, as the input would give it (for the log and the ledger's record of it). */
+function describeLimits(limits) {
+    return WINDOW_KINDS.filter(k => limits[k] !== undefined)
+        .map(k => describeLimit(k, limits[k]))
+        .join(', ');
+}
+
+;// CONCATENATED MODULE: ./src/ledger/format.ts
+// The ledger's file, ledger.json: versioned JSON, read strictly (a field out of place is a malformed ledger,
+// never a guess) and bounded in size. Amounts are whole micro-dollars (money.ts); times are ISO 8601 UTC.
+
+
+const LEDGER_VERSION = 1;
+/** The one file in a ledger commit's tree. */
+const LEDGER_FILE = 'ledger.json';
+/** A ledger larger than this is refused unread (compaction keeps a busy repository's under 64 KB). */
+const MAX_LEDGER_BYTES = 1024 * 1024;
+const UNIT = 'micro-usd';
+function emptyLedger(now) {
+    return {
+        version: LEDGER_VERSION,
+        unit: UNIT,
+        since: now.toISOString(),
+        days: {},
+        months: {},
+        leases: [],
+        settled: []
+    };
+}
+function emptyTotals() {
+    return { spent: 0, byRalph: nameMap(), byRequester: nameMap() };
+}
+/**
+ * A map keyed by names (ralphs, logins) with no prototype: a ralph called `__proto__` or `constructor` is a
+ * key like any other, never the object's prototype or a function found through it.
+ */
+function nameMap(from = {}) {
+    return Object.assign(Object.create(null), from);
+}
+/**
+ * The file's text: one line a window, a lease or a settlement, so `git diff` between two commits shows
+ * what changed line by line, and the file stays small.
+ */
+function serializeLedger(ledger) {
+    const block = (entries, open, close) => entries.length === 0 ? `${open}${close}` : `${open}\n${entries.map(e => `  ${e}`).join(',\n')}\n ${close}`;
+    const map = (m) => block(Object.entries(m).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`), '{', '}');
+    const fields = [
+        ['version', JSON.stringify(ledger.version)],
+        ['unit', JSON.stringify(ledger.unit)],
+        ['since', JSON.stringify(ledger.since)],
+        ...(ledger.limits ? [['limits', JSON.stringify(ledger.limits)]] : []),
+        ['days', map(ledger.days)],
+        ['months', map(ledger.months)],
+        [
+            'leases',
+            block(ledger.leases.map(l => JSON.stringify(l)), '[', ']')
+        ],
+        [
+            'settled',
+            block(ledger.settled.map(l => JSON.stringify(l)), '[', ']')
+        ]
+    ];
+    return `{\n${fields.map(([k, v]) => ` ${JSON.stringify(k)}: ${v}`).join(',\n')}\n}\n`;
+}
+/** Malformed ledger.json: `message` is one line naming the field. */
+class LedgerFormatError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'LedgerFormatError';
+    }
+}
+/** Names (ralphs, logins, lease ids, jobs) are printed in logs and summaries: only these characters. */
+const LEDGER_NAME = /^[A-Za-z0-9_.[\]-]{1,100}$/;
+const MAX_ENTRIES = 10_000;
+/** Reads ledger.json's text; throws LedgerFormatError with one line for anything out of place. */
+function parseLedger(text) {
+    if (Buffer.byteLength(text, 'utf8') > MAX_LEDGER_BYTES)
+        throw new LedgerFormatError(`${LEDGER_FILE} is over ${MAX_LEDGER_BYTES / 1024} KB`);
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch (error) {
+        throw new LedgerFormatError(`${LEDGER_FILE} is not JSON (${error.message.split('\n')[0]})`);
+    }
+    try {
+        return readLedgerJson(json);
+    }
+    catch (error) {
+        if (error instanceof LedgerFormatError)
+            throw new LedgerFormatError(`${LEDGER_FILE}: ${error.message}`);
+        throw error;
+    }
+}
+function readLedgerJson(json) {
+    const top = record(json, 'the file');
+    if (top.version !== LEDGER_VERSION)
+        throw new LedgerFormatError(typeof top.version === 'number' && top.version > LEDGER_VERSION
+            ? `it is version ${top.version}, newer than this ralph-action reads (${LEDGER_VERSION}): use the newer ralph-action in every workflow of the repository`
+            : `version must be ${LEDGER_VERSION}, got ${format_short(top.version)}`);
+    keys(top, 'the file', ['version', 'unit', 'since', 'days', 'months', 'leases', 'settled'], ['limits']);
+    if (top.unit !== UNIT)
+        throw new LedgerFormatError(`unit must be "${UNIT}", got ${format_short(top.unit)}`);
+    const ledger = {
+        version: LEDGER_VERSION,
+        unit: UNIT,
+        since: time(top.since, 'since'),
+        days: windows(top.days, 'day', 'days'),
+        months: windows(top.months, 'month', 'months'),
+        leases: format_list(top.leases, 'leases').map((v, i) => readLease(v, `leases[${i}]`)),
+        settled: format_list(top.settled, 'settled').map((v, i) => settlement(v, `settled[${i}]`))
+    };
+    if (top.limits !== undefined) {
+        const l = record(top.limits, 'limits');
+        keys(l, 'limits', ['repository', 'perRequester', 'at']);
+        ledger.limits = {
+            ...readBudgetLimits({ repository: l.repository, perRequester: l.perRequester }, 'limits'),
+            at: time(l.at, 'limits.at')
+        };
+    }
+    const ids = new Set();
+    for (const l of ledger.leases) {
+        if (ids.has(l.id))
+            throw new LedgerFormatError(`lease ${l.id} is there twice`);
+        ids.add(l.id);
+    }
+    return ledger;
+}
+function fail(path, what, value) {
+    throw new LedgerFormatError(`${path} must be ${what}, got ${format_short(value)}`);
+}
+function format_short(value) {
+    const text = value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value));
+    return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+function record(value, path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        fail(path, 'an object', value);
+    return value;
+}
+function keys(value, path, required, optional = []) {
+    for (const key of required)
+        if (!(key in value))
+            throw new LedgerFormatError(`${path} has no ${key}`);
+    for (const key of Object.keys(value))
+        if (!required.includes(key) && !optional.includes(key))
+            throw new LedgerFormatError(`${path} has an unknown field ${format_short(key)}`);
+}
+function format_list(value, path) {
+    if (!Array.isArray(value))
+        fail(path, 'a list', value);
+    if (value.length > MAX_ENTRIES)
+        fail(path, `a list of at most ${MAX_ENTRIES}`, `${value.length} entries`);
+    return value;
+}
+function amount(value, path) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_MICROS)
+        fail(path, 'a whole number of micro-dollars, 0 or more', value);
+    return value;
+}
+function format_name(value, path) {
+    if (typeof value !== 'string' || !LEDGER_NAME.test(value))
+        fail(path, 'a name of letters, digits and _.-[] (at most 100)', value);
+    return value;
+}
+function time(value, path) {
+    if (typeof value !== 'string' ||
+        !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) ||
+        Number.isNaN(Date.parse(value)))
+        fail(path, 'a UTC time like 2026-12-01T10:00:00.000Z', value);
+    return value;
+}
+function amounts(value, path) {
+    const map = record(value, path);
+    const out = nameMap();
+    const entries = Object.entries(map);
+    if (entries.length > MAX_ENTRIES)
+        fail(path, `at most ${MAX_ENTRIES} entries`, `${entries.length}`);
+    for (const [key, v] of entries)
+        out[format_name(key, `${path} key`)] = amount(v, `${path}.${key}`);
+    return out;
+}
+function windows(value, kind, path) {
+    const map = record(value, path);
+    const out = {};
+    for (const [key, v] of Object.entries(map)) {
+        if (!validWindowKey(kind, key))
+            fail(`${path} key`, kind === 'day' ? 'a day like 2026-12-01' : 'a month like 2026-12', key);
+        const t = record(v, `${path}.${key}`);
+        keys(t, `${path}.${key}`, ['spent', 'byRalph', 'byRequester']);
+        out[key] = {
+            spent: amount(t.spent, `${path}.${key}.spent`),
+            byRalph: amounts(t.byRalph, `${path}.${key}.byRalph`),
+            byRequester: amounts(t.byRequester, `${path}.${key}.byRequester`)
+        };
+    }
+    return out;
+}
+/** A run's limits (the repository's and per requester), strictly. */
+function readBudgetLimits(value, path) {
+    const map = record(value, path);
+    keys(map, path, ['repository', 'perRequester']);
+    return {
+        repository: limits(map.repository, `${path}.repository`),
+        perRequester: limits(map.perRequester, `${path}.perRequester`)
+    };
+}
+function limits(value, path) {
+    const map = record(value, path);
+    keys(map, path, [], [...windows_WINDOW_KINDS]);
+    const out = {};
+    for (const kind of windows_WINDOW_KINDS)
+        if (map[kind] !== undefined)
+            out[kind] = amount(map[kind], `${path}.${kind}`);
+    return out;
+}
+/** One lease, strictly (also a lease handed from one job to another): `path` names it in the message. */
+function readLease(value, path) {
+    const l = record(value, path);
+    keys(l, path, ['id', 'state', 'run', 'opened', 'deadline', 'draws'], ['ralph', 'requester', 'maxCost']);
+    if (l.state !== 'open' && l.state !== 'expired')
+        fail(`${path}.state`, '"open" or "expired"', l.state);
+    const run = record(l.run, `${path}.run`);
+    keys(run, `${path}.run`, ['id', 'attempt'], ['job', 'workflow']);
+    const attempt = run.attempt;
+    if (typeof attempt !== 'number' || !Number.isSafeInteger(attempt) || attempt < 1)
+        fail(`${path}.run.attempt`, 'a whole number of at least 1', attempt);
+    const out = {
+        id: format_name(l.id, `${path}.id`),
+        state: l.state,
+        run: {
+            id: format_name(run.id, `${path}.run.id`),
+            attempt,
+            ...(run.job !== undefined ? { job: format_text(run.job, `${path}.run.job`) } : {}),
+            ...(run.workflow !== undefined ? { workflow: format_text(run.workflow, `${path}.run.workflow`) } : {})
+        },
+        opened: time(l.opened, `${path}.opened`),
+        deadline: time(l.deadline, `${path}.deadline`),
+        draws: format_list(l.draws, `${path}.draws`).map((d, i) => format_draw(d, `${path}.draws[${i}]`))
+    };
+    if (l.ralph !== undefined)
+        out.ralph = format_name(l.ralph, `${path}.ralph`);
+    if (l.requester !== undefined)
+        out.requester = format_name(l.requester, `${path}.requester`);
+    if (l.maxCost !== undefined)
+        out.maxCost = amount(l.maxCost, `${path}.maxCost`);
+    if (out.draws.length === 0)
+        fail(`${path}.draws`, 'a list of at least one draw', []);
+    return out;
+}
+/** A job's or a workflow's name: printable (no control or format character), one line, bounded. */
+function format_text(value, path) {
+    if (typeof value !== 'string' ||
+        value.length === 0 ||
+        value.length > 200 ||
+        /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(value))
+        fail(path, 'a name of one line (at most 200 characters)', value);
+    return value;
+}
+function format_draw(value, path) {
+    const d = record(value, path);
+    keys(d, path, ['at', 'usd']);
+    return { at: time(d.at, `${path}.at`), usd: amount(d.usd, `${path}.usd`) };
+}
+function settlement(value, path) {
+    const s = record(value, path);
+    keys(s, path, ['id', 'at', 'spent']);
+    return {
+        id: format_name(s.id, `${path}.id`),
+        at: time(s.at, `${path}.at`),
+        spent: amount(s.spent, `${path}.spent`)
+    };
+}
+
+;// CONCATENATED MODULE: ./src/ledger/operations.ts
+// The ledger's operations, pure: each takes the ledger as read and answers the ledger to write, the lines
+// that say what changed (the commit's message) and the result. A window's limit is the one the run is
+// given; what counts against it is everything in the ledger: spend settled in the window, and every lease
+// not settled (open, or expired: a run that never settled is counted in full) for what it drew in the window.
+
+
+
+
+/** How long a settlement is remembered, so settling twice (main, then post) changes nothing. */
+const SETTLED_KEPT_MS = 2 * 24 * 3600 * 1000;
+const MOST_SETTLED_KEPT = 2000;
+/** Days kept, for people reading the ledger (a day's limit needs only today). */
+const DAYS_KEPT = 31;
+const usd = (m) => (m / 1e6).toFixed(6);
+const granted = (lease) => lease.draws.reduce((sum, d) => sum + d.usd, 0);
+function who(lease) {
+    const parts = [`lease=${lease.id}`, `run=${lease.run.id}`, `attempt=${lease.run.attempt}`];
+    if (lease.run.job)
+        parts.push(`job=${JSON.stringify(lease.run.job)}`);
+    if (lease.ralph)
+        parts.push(`ralph=${lease.ralph}`);
+    if (lease.requester)
+        parts.push(`requester=${lease.requester}`);
+    return parts.join(' ');
+}
+const inScope = (lease, scope) => scope.kind === 'repository' || lease.requester === scope.login;
+/** The window of `kind` that `now` falls in, for `scope`, measured against `limit`. */
+function windowState(ledger, scope, kind, now, limit) {
+    const key = windowKey(kind, now);
+    const totals = (kind === 'day' ? ledger.days : ledger.months)[key];
+    const spent = !totals
+        ? 0
+        : scope.kind === 'repository'
+            ? totals.spent
+            : (totals.byRequester[scope.login] ?? 0);
+    let held = 0;
+    let holders = 0;
+    for (const lease of ledger.leases) {
+        if (!inScope(lease, scope))
+            continue;
+        const here = lease.draws
+            .filter(d => windowKey(kind, new Date(d.at)) === key)
+            .reduce((s, d) => s + d.usd, 0);
+        if (here > 0) {
+            held += here;
+            holders++;
         }
     }
-    if (parts.length === 0)
-        parts.push(String(error));
-    return parts.join('\n');
+    const state = { scope, kind, key, spent, held, holders, resets: resetsAt(kind, now) };
+    if (limit !== undefined) {
+        state.limit = limit;
+        state.left = Math.max(0, limit - spent - held);
+    }
+    return state;
 }
-function isUnresolvedNode(error) {
-    return statusOf(error) === 422 && errorText(error).includes(GITHUB_API_ERRORS.unresolvedNode);
+/** Every window with a limit that applies to a run of `requester` (the per-requester ones only with one). */
+function limitedWindows(ledger, limits, requester, now) {
+    const out = [];
+    const add = (scope, given) => {
+        for (const kind of windows_WINDOW_KINDS)
+            if (given[kind] !== undefined)
+                out.push(windowState(ledger, scope, kind, now, given[kind]));
+    };
+    add({ kind: 'repository' }, limits.repository);
+    if (requester !== undefined)
+        add({ kind: 'requester', login: requester }, limits.perRequester);
+    return out;
 }
-/** Turns a failed create/update into a PullRequestError that says the fix; other errors pass through. */
-function pullRequestFailure(error, context) {
-    const status = statusOf(error);
-    const text = errorText(error);
-    const repository = `${context.owner}/${context.repo}`;
-    if (text.includes(GITHUB_API_ERRORS.actionsNotPermitted)) {
-        return new PullRequestError(PULL_REQUEST_FAILURE.actionsNotPermitted, `GitHub Actions is not permitted to create pull requests in ${repository}. Allow it in the repository's ` +
-            `${ACTIONS_PULL_REQUEST_SETTING}, or give the action a PAT or GitHub App token. The branch '${context.head}' was pushed: a pull request can be opened from it by hand.`, status, { cause: error });
+/** What the ledger can still grant across `windows`: the least left; Infinity when none is limited. */
+function leftOf(windows) {
+    return windows.reduce((least, w) => Math.min(least, w.left ?? Infinity), Infinity);
+}
+/**
+ * The refusal for `needed` when some window has less left: the window named is the one that frees up last
+ * (a spent month outlasts a spent day), the repository's before a requester's.
+ */
+function refusalFor(windows, needed) {
+    const short = windows.filter(w => (w.left ?? Infinity) < needed);
+    if (short.length === 0)
+        return undefined;
+    const rank = (w) => w.resets.getTime() * 2 + (w.scope.kind === 'repository' ? 1 : 0);
+    const window = short.reduce((a, b) => (rank(b) > rank(a) ? b : a));
+    return { line: refusalLine(window, needed), window, needed };
+}
+/**
+ * `the repository's budget of $20/day is spent ($20.00 of $20.00); it resets at 00:00 UTC`, and so on for
+ * a requester's, a month's, what runs not settled hold, and what is left when it is less than a request.
+ */
+function refusalLine(w, needed) {
+    const limit = w.limit ?? 0;
+    const whose = w.scope.kind === 'repository' ? "the repository's" : `${w.scope.login}'s`;
+    const used = w.held > 0
+        ? `${formatUsd(w.spent)} spent and ${formatUsd(w.held)} held by ${w.holders} unsettled run${w.holders === 1 ? '' : 's'}, of ${formatUsd(limit)}`
+        : `${formatUsd(w.spent)} of ${formatUsd(limit)}`;
+    const tail = (w.left ?? 0) > 0 ? `; a request may cost up to ${formatUsd(needed)}` : '';
+    return `${whose} budget of ${describeLimit(w.kind, limit)} is ${w.held > 0 ? 'spent or held' : 'spent'} (${used}${tail}); it resets ${resetPhrase(w.kind, new Date(w.resets.getTime() - 1))}`;
+}
+/** Expires the open leases whose deadline has passed: their runs are over and never settled. */
+function expire(ledger, now) {
+    const changes = [];
+    const expired = [];
+    const leases = ledger.leases.map(lease => {
+        if (lease.state !== 'open' || Date.parse(lease.deadline) > now.getTime())
+            return lease;
+        expired.push(lease.id);
+        changes.push(`expire ${who(lease)} held=${usd(granted(lease))} (its run never settled: counted in full)`);
+        return { ...lease, state: 'expired' };
+    });
+    return { ledger: expired.length ? { ...ledger, leases } : ledger, changes, result: expired };
+}
+/**
+ * Keeps the file small: the last 31 days, the months of the last year, the settlements of the last two days;
+ * an expired lease that drew only in months gone by is folded into their totals, in full.
+ */
+function compact(ledger, now) {
+    const thisMonth = monthKey(now);
+    const firstDay = windowKey('day', new Date(startOf('day', now).getTime() - (DAYS_KEPT - 1) * 24 * 3600 * 1000));
+    const firstMonth = monthKey(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 12, 1)));
+    let next = ledger;
+    const folded = ledger.leases.filter(l => l.state === 'expired' && l.draws.every(d => monthKey(new Date(d.at)) < thisMonth));
+    if (folded.length > 0) {
+        next = {
+            ...next,
+            days: { ...next.days },
+            months: { ...next.months },
+            leases: next.leases.filter(l => !folded.includes(l))
+        };
+        for (const lease of folded)
+            addSpend(next, lease, lease.draws.map(d => ({ draw: d, spent: d.usd })));
     }
-    if (status === 403 && text.includes(GITHUB_API_ERRORS.resourceNotAccessible)) {
-        return new PullRequestError(PULL_REQUEST_FAILURE.missingPermission, `The token may not ${context.operation} in ${repository} (403 ${GITHUB_API_ERRORS.resourceNotAccessible.trim()}…): ` +
-            `give the job \`permissions: pull-requests: write\` (labels and assignees also need \`issues: write\`), ` +
-            `or use a token that has it.`, status, { cause: error });
+    const days = Object.keys(next.days).filter(k => k < firstDay);
+    const months = Object.keys(next.months).filter(k => k < firstMonth);
+    const keptSince = now.getTime() - SETTLED_KEPT_MS;
+    const settled = next.settled.filter(s => Date.parse(s.at) >= keptSince).slice(-MOST_SETTLED_KEPT);
+    if (days.length === 0 &&
+        months.length === 0 &&
+        folded.length === 0 &&
+        settled.length === next.settled.length)
+        return { ledger, changes: [], result: undefined };
+    const drop = (map, keys) => Object.fromEntries(Object.entries(map).filter(([k]) => !keys.includes(k)));
+    next = { ...next, days: drop(next.days, days), months: drop(next.months, months), settled };
+    const parts = ['compact'];
+    if (days.length)
+        parts.push(`days-before=${firstDay}`);
+    if (months.length)
+        parts.push(`months-before=${firstMonth}`);
+    if (folded.length)
+        parts.push(`folded=${folded.map(l => l.id).join(',')} (expired in months gone by: counted in full)`);
+    if (settled.length !== ledger.settled.length)
+        parts.push(`forgot-settlements=${ledger.settled.length - settled.length}`);
+    return { ledger: next, changes: [parts.join(' ')], result: undefined };
+}
+/** Adds spend to the totals of the windows of each draw (mutates `ledger`'s maps, which the caller copied). */
+function addSpend(ledger, lease, parts) {
+    for (const { draw, spent } of parts) {
+        if (spent <= 0)
+            continue;
+        const at = new Date(draw.at);
+        for (const [map, key] of [
+            [ledger.days, windowKey('day', at)],
+            [ledger.months, windowKey('month', at)]
+        ]) {
+            const was = map[key];
+            const t = was
+                ? { spent: was.spent, byRalph: nameMap(was.byRalph), byRequester: nameMap(was.byRequester) }
+                : emptyTotals();
+            t.spent += spent;
+            if (lease.ralph)
+                t.byRalph[lease.ralph] = (t.byRalph[lease.ralph] ?? 0) + spent;
+            if (lease.requester)
+                t.byRequester[lease.requester] = (t.byRequester[lease.requester] ?? 0) + spent;
+            map[key] = t;
+        }
     }
-    if (status === 422 && text.includes(GITHUB_API_ERRORS.noCommitsBetween)) {
-        return new PullRequestError(PULL_REQUEST_FAILURE.noCommits, `'${context.head}' has no commits that '${context.base}' lacks: there is nothing to open a pull request for.`, status, { cause: error });
+}
+/** Expire, then compact: done before every change that is written. */
+function housekeep(ledger, now) {
+    const expired = expire(ledger, now);
+    const compacted = compact(expired.ledger, now);
+    return { ledger: compacted.ledger, changes: [...expired.changes, ...compacted.changes] };
+}
+/** Opens a lease: the least of what every window has left, the run's max-cost and the chunk. */
+function reserve(ledger, request, now) {
+    const existing = ledger.leases.find(l => l.id === request.id);
+    if (existing)
+        return { ledger, changes: [], result: { lease: existing, granted: granted(existing) } };
+    const kept = housekeep(ledger, now);
+    const windows = limitedWindows(kept.ledger, request.limits, request.requester, now);
+    const refusal = refusalFor(windows, request.minimum);
+    if (refusal)
+        return { ledger, changes: [], result: { refusal } };
+    const amount = Math.min(leftOf(windows), request.chunk, request.maxCost ?? Infinity);
+    const lease = {
+        id: request.id,
+        state: 'open',
+        run: request.run,
+        ...(request.ralph !== undefined ? { ralph: request.ralph } : {}),
+        ...(request.requester !== undefined ? { requester: request.requester } : {}),
+        opened: now.toISOString(),
+        deadline: request.deadline.toISOString(),
+        ...(request.maxCost !== undefined ? { maxCost: request.maxCost } : {}),
+        draws: [{ at: now.toISOString(), usd: amount }]
+    };
+    const next = { ...kept.ledger, leases: [...kept.ledger.leases, lease] };
+    const limits = { repository: request.limits.repository, perRequester: request.limits.perRequester };
+    if (JSON.stringify(limits) !==
+        JSON.stringify({ repository: next.limits?.repository, perRequester: next.limits?.perRequester }))
+        next.limits = { ...limits, at: now.toISOString() };
+    return {
+        ledger: next,
+        changes: [`reserve ${who(lease)} usd=${usd(amount)}`, ...kept.changes],
+        result: { lease, granted: amount }
+    };
+}
+/** Grows an open lease by at least `need` (a chunk when there is room), or grants nothing. */
+function topUp(ledger, request, now) {
+    const kept = housekeep(ledger, now);
+    let base = kept.ledger;
+    const changes = [];
+    let lease = base.leases.find(l => l.id === request.id);
+    if (!lease) {
+        const reason = missing(ledger, request.id, request.known);
+        if (reason)
+            return { ledger, changes: [], result: { closed: reason } };
+        // The ledger was deleted and started again while this run held a lease: it is counted again.
+        lease = { ...request.known, state: 'open' };
+        base = { ...base, leases: [...base.leases, lease] };
+        changes.push(`restore ${who(lease)} held=${usd(granted(lease))} (opened before this ledger started)`);
     }
-    return error;
+    if (lease.state !== 'open')
+        return {
+            ledger,
+            changes: [],
+            result: { closed: `lease ${lease.id} expired at ${lease.deadline} (its deadline passed)` }
+        };
+    const windows = limitedWindows(base, request.limits, lease.requester, now);
+    const room = Math.min(leftOf(windows), (lease.maxCost ?? Infinity) - granted(lease));
+    const refusal = refusalFor(windows, request.need) ??
+        (room < request.need
+            ? {
+                line: `this run's max-cost of ${formatUsd(lease.maxCost ?? 0)} is granted in full`,
+                needed: request.need
+            }
+            : undefined);
+    if (refusal)
+        return { ledger, changes: [], result: { refusal } };
+    const added = Math.min(Math.max(request.need, request.chunk), room);
+    const grown = { ...lease, draws: [...lease.draws, { at: now.toISOString(), usd: added }] };
+    return {
+        ledger: { ...base, leases: base.leases.map(l => (l.id === grown.id ? grown : l)) },
+        changes: [
+            `top-up ${who(grown)} usd=${usd(added)} granted=${usd(granted(grown))}`,
+            ...changes,
+            ...kept.changes
+        ],
+        result: { lease: grown, added }
+    };
+}
+/**
+ * Why a lease is not in the ledger, or undefined when it should be put back: it was opened before this
+ * ledger started (the ref was deleted and begun again), so its money was never counted here.
+ */
+function missing(ledger, id, known) {
+    const settled = ledger.settled.find(s => s.id === id);
+    if (settled)
+        return `lease ${id} was settled at ${settled.at}`;
+    if (known && Date.parse(known.opened) < Date.parse(ledger.since))
+        return undefined;
+    return `lease ${id} is not in the ledger (released by hand, or settled long ago)`;
+}
+/** Turns a lease into its spend: each draw keeps what was spent of it, the rest goes back. */
+function settle(ledger, request, now) {
+    const already = ledger.settled.find(s => s.id === request.id);
+    if (already)
+        return { ledger, changes: [], result: { already } };
+    const kept = housekeep(ledger, now);
+    const found = kept.ledger.leases.find(l => l.id === request.id);
+    const lease = found ?? (missing(ledger, request.id, request.known) === undefined ? request.known : undefined);
+    if (!lease)
+        return { ledger, changes: [], result: { unknown: missing(ledger, request.id, request.known) } };
+    const total = granted(lease);
+    // Spend past the lease (a meter that cannot pre-authorise) is recorded too, in the last draw's windows.
+    let rest = request.spent;
+    const parts = lease.draws.map((draw, i) => {
+        const spent = i === lease.draws.length - 1 ? rest : Math.min(draw.usd, rest);
+        rest -= spent;
+        return { draw, spent };
+    });
+    const next = {
+        ...kept.ledger,
+        days: { ...kept.ledger.days },
+        months: { ...kept.ledger.months },
+        leases: kept.ledger.leases.filter(l => l.id !== request.id),
+        settled: [...kept.ledger.settled, { id: request.id, at: now.toISOString(), spent: request.spent }]
+    };
+    addSpend(next, lease, parts);
+    const returned = Math.max(0, total - request.spent);
+    const note = found ? '' : ' (opened before this ledger started)';
+    const source = request.source === 'run' ? '' : ` source=${request.source}`;
+    return {
+        ledger: next,
+        changes: [
+            `settle ${who(lease)} spent=${usd(request.spent)} granted=${usd(total)} returned=${usd(returned)}${source}${note}`,
+            ...kept.changes
+        ],
+        result: { settled: request.spent, granted: total, returned }
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/github/retry.ts
@@ -57534,6 +59807,548 @@ const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
 function formatWait(ms) {
     return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }
+
+;// CONCATENATED MODULE: ./src/ledger/store.ts
+// The ledger in the repository: a ref outside branches and tags (refs/ralph/ledger) whose tip commit holds
+// ledger.json. Read with a fetch, changed by a new commit pushed with a lease (compare-and-swap): a run
+// that loses the race reads the new tip, applies its change again and retries, after a jittered wait, a
+// bounded number of times. Every git command is the action's hermetic git with the token in the
+// environment (git/auth.ts); the push is the action's one push (git/push.ts, git/remote-retry.ts).
+
+
+
+
+
+
+
+const DEFAULT_LEDGER_REF = 'refs/ralph/ledger';
+/** The most races a change may lose in a row before the run gives up (and runs no agent). */
+const MOST_LOST_RACES = 40;
+/** A ledger problem for the user: one line that says what to do. */
+class store_LedgerError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'LedgerError';
+    }
+}
+/** Why `ref` cannot hold the ledger, or undefined: a full ref outside branches, tags and pull requests. */
+function ledgerRefProblem(ref) {
+    if (!ref.startsWith('refs/') || ref.split('/').length < 3)
+        return 'give a full ref outside branches and tags, like refs/ralph/ledger';
+    if (/^refs\/(heads|tags|remotes|pull)\//.test(ref))
+        return 'a branch, tag or pull request ref would start workflows and show in the repository: use one outside them, like refs/ralph/ledger';
+    // git check-ref-format's rules, checked without git (an input is checked before anything runs).
+    // eslint-disable-next-line no-control-regex
+    if (/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|\/$|\.lock(\/|$)|\/\./.test(ref) || ref.endsWith('.'))
+        return 'it is not a valid ref name';
+    return undefined;
+}
+const LOCAL_TIP = 'refs/ledger/tip';
+/**
+ * The wait after lost race `lost`, a round (read, commit, push) having taken `roundMs`: anywhere in a window
+ * of rounds that doubles with each loss (up to 16 rounds), so runs that lost together spread out and mostly
+ * find the ref free instead of colliding again.
+ */
+function raceWaitMs(lost, roundMs, random = Math.random) {
+    const round = Math.min(Math.max(roundMs, 20), 2000);
+    return Math.round(random() * round * Math.min(2 ** (lost - 1), 16));
+}
+class LedgerStore {
+    folder;
+    repo;
+    options;
+    ref;
+    tip;
+    warnedEmpty = false;
+    constructor(
+    /** The store's scratch folder (mode 0700: no other user, the agent's included, reads the ledger here). */
+    folder, repo, options) {
+        this.folder = folder;
+        this.repo = repo;
+        this.options = options;
+        this.ref = options.ref ?? DEFAULT_LEDGER_REF;
+    }
+    /** A store with a scratch git directory of its own (nothing of the work tree's is read). */
+    static async open(options) {
+        const problem = ledgerRefProblem(options.ref ?? DEFAULT_LEDGER_REF);
+        if (problem)
+            throw new store_LedgerError(`The ledger ref '${options.ref}' cannot be used: ${problem}.`);
+        repositoryUrl(options.serverUrl, options.repository);
+        const root = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-ledger-'));
+        const dir = external_node_path_default().join(root, 'git');
+        const repo = new repo_GitRepo(root);
+        await repo.exec(['init', '--quiet', '--bare', '--template=', dir]);
+        return new LedgerStore(root, new repo_GitRepo(dir), options);
+    }
+    get where() {
+        return `The budget ledger ${this.ref} on ${this.options.repository}`;
+    }
+    get auth() {
+        return { token: this.options.token, serverUrl: this.options.serverUrl };
+    }
+    get timing() {
+        return this.options.timing ?? retryTiming();
+    }
+    /** The time every change is dated with (the clock given, else now). */
+    now() {
+        return (this.options.clock ?? (() => new Date()))();
+    }
+    /** The ledger as the remote has it now (an empty one when there is none yet). */
+    async read() {
+        const timing = this.timing;
+        // The fetch is tried again as every remote git command of the action is (git/remote-retry.ts).
+        const fetched = await retryInTransit(() => this.fetchTip(), {
+            what: `Reading the ledger ${this.ref}`,
+            retry: { attempts: timing.attempts, waitMs: attempt => backoffMs(timing, attempt) },
+            failed: tip => ('transient' in tip ? tip.transient : undefined),
+            ...(this.options.log ? { log: this.options.log } : {})
+        });
+        if (!('transient' in fetched))
+            return fetched;
+        throw new store_LedgerError(`${this.where} could not be read: ${fetched.transient} (tried ${timing.attempts} times).`);
+    }
+    async fetchTip() {
+        const url = repositoryUrl(this.options.serverUrl, this.options.repository);
+        const result = await this.repo.exec([
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--no-write-fetch-head',
+            '--end-of-options',
+            url,
+            `+${this.ref}:${LOCAL_TIP}`
+        ], {
+            probe: true,
+            config: [
+                ...authConfig(this.auth),
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(this.timing.pushStallSeconds)]
+            ]
+        });
+        const said = `${result.stderr}\n${result.stdout}`;
+        if (result.exitCode !== 0) {
+            if (/couldn't find remote ref/i.test(said)) {
+                await this.repo.exec(['update-ref', '-d', LOCAL_TIP], { probe: true });
+                return { sha: null, ledger: emptyLedger(this.now()) };
+            }
+            const line = firstLine(said);
+            if (TRANSIENT_PUSH_ERRORS.test(said))
+                return { transient: line };
+            if (GITHUB_PUSH_ERRORS.authFailed.test(said))
+                throw new store_LedgerError(`${this.where} could not be read: GitHub did not accept the token (missing, invalid or expired). Check the token given to the action.`);
+            if (GITHUB_PUSH_ERRORS.permissionDenied.test(said))
+                throw new store_LedgerError(`${this.where} could not be read: the token may not read ${this.options.repository}. Give the job that keeps the ledger \`permissions: contents: write\`.`);
+            throw new store_LedgerError(`${this.where} could not be read: ${line}`);
+        }
+        const sha = (await this.repo.commitOf(LOCAL_TIP));
+        return {
+            sha,
+            ledger: await readLedgerCommit(this.repo, sha, { ref: this.ref, repository: this.options.repository })
+        };
+    }
+    /**
+     * Applies `operation` to the ledger and writes the result, retrying on a lost race with the new tip.
+     * An operation that changes nothing writes nothing (a refusal is decided on a fresh read).
+     */
+    async apply(operation) {
+        const attempts = this.options.attempts ?? MOST_LOST_RACES;
+        const wait = this.options.raceWaitMs ?? raceWaitMs;
+        let fresh = this.tip === undefined;
+        let roundStarted = Date.now();
+        let tip = this.tip ?? (await this.read());
+        for (let lost = 0;;) {
+            const outcome = operation(tip.ledger, this.now());
+            if (outcome.changes.length === 0) {
+                // Decided on what this store last wrote: others may have settled since. Decide again on the remote's.
+                if (!fresh) {
+                    tip = await this.read();
+                    fresh = true;
+                    continue;
+                }
+                this.tip = tip;
+                return { result: outcome.result, ledger: tip.ledger, sha: tip.sha, lostRaces: lost, wrote: false };
+            }
+            if (tip.sha === null && !this.warnedEmpty) {
+                this.warnedEmpty = true;
+                this.options.warn?.(`${this.where} was not there: starting it empty. If runs spent before (the ref was deleted), that spend is no longer counted.`);
+            }
+            const commit = await this.commit(outcome.ledger, outcome.changes, tip.sha);
+            const pushed = await this.push(commit, tip.sha);
+            const roundMs = Date.now() - roundStarted;
+            if (pushed === 'pushed') {
+                this.tip = { sha: commit, ledger: outcome.ledger };
+                return { result: outcome.result, ledger: outcome.ledger, sha: commit, lostRaces: lost, wrote: true };
+            }
+            // Lost the race, or the answer: the new tip says which.
+            lost++;
+            if (pushed === 'lost' && lost >= attempts) {
+                this.tip = undefined;
+                throw new store_LedgerError(`${this.where} could not be changed: ${lost} runs wrote it first, one after another (too many runs at once); the run gives up rather than wait.`);
+            }
+            if (pushed === 'lost')
+                await sleep(wait(lost, roundMs));
+            roundStarted = Date.now();
+            tip = await this.read();
+            fresh = true;
+            if (tip.sha !== null && (await this.landed(commit, tip.sha))) {
+                this.tip = tip;
+                return { result: outcome.result, ledger: tip.ledger, sha: tip.sha, lostRaces: lost - 1, wrote: true };
+            }
+            if (pushed !== 'lost')
+                throw new store_LedgerError(`${this.where} could not be written: ${pushed.failed}`);
+        }
+    }
+    /** A commit of `ledger` on `parent` (none for the first), its message the changes, one a line. */
+    async commit(ledger, changes, parent) {
+        const text = serializeLedger(ledger);
+        if (Buffer.byteLength(text) > MAX_LEDGER_BYTES)
+            throw new store_LedgerError(`${this.where} would grow over ${MAX_LEDGER_BYTES / 1024} KB: it is not written.`);
+        const blob = (await this.repo.bytes(['hash-object', '-w', '--stdin'], text)).toString('utf8').trim();
+        const tree = (await this.repo.bytes(['mktree'], `100644 blob ${blob}\t${LEDGER_FILE}\n`))
+            .toString('utf8')
+            .trim();
+        const ops = [...new Set(changes.map(c => c.split(' ')[0]))].join(', ');
+        const message = `ledger: ${ops}\n\n${changes.join('\n')}\n`;
+        const identity = [
+            ['user.name', GITHUB_ACTIONS_IDENTITY.name],
+            ['user.email', GITHUB_ACTIONS_IDENTITY.email]
+        ];
+        const out = await gitBytes(this.repo.dir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-F', '-'], {
+            env: hermeticGitEnvironment(identity),
+            input: message
+        });
+        return out.toString('utf8').trim();
+    }
+    /** Pushes `commit` to the ref if it is still at `expected`: pushed, lost (the ref moved), or failed. */
+    async push(commit, expected) {
+        const timing = this.timing;
+        const result = await pushWithRetry(this.repo.dir, {
+            branch: this.ref,
+            target: this.ref,
+            ref: commit,
+            leaseSha: expected,
+            token: this.options.token,
+            serverUrl: this.options.serverUrl,
+            repository: this.options.repository,
+            stallSeconds: timing.pushStallSeconds,
+            ...(this.options.log ? { log: this.options.log } : {})
+        }, 
+        // A refusal that may be a landing is told apart here, by the history (landed), not by pushing again.
+        { attempts: timing.attempts, waitMs: attempt => backoffMs(timing, attempt), lookAfterRefusal: false });
+        if (result.pushed)
+            return 'pushed';
+        // The ref moved: another run's write, or this one's landing unanswered (the history tells which).
+        if (maybeLanded(result))
+            return 'lost';
+        const kind = result.error?.kind;
+        if (kind === PUSH_FAILURE.permissionDenied)
+            throw new store_LedgerError(`${this.where} cannot be written: the token may not push to ${this.options.repository}. Give the job that keeps the ledger \`permissions: contents: write\` (a PAT or App token needs "Contents: read and write").`);
+        if (kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output))
+            return {
+                failed: `${firstLine(result.error?.detail || result.output)} (tried ${timing.attempts} times)`
+            };
+        throw new store_LedgerError(`${this.where} cannot be written: ${result.error?.message ?? firstLine(result.output)}`);
+    }
+    /** Whether `commit` is in the history of `tip`: an earlier try landed without its answer. */
+    async landed(commit, tip) {
+        if (commit === tip)
+            return true;
+        const result = await this.repo.exec(['merge-base', '--is-ancestor', commit, tip], { probe: true });
+        return result.exitCode === 0;
+    }
+    async close() {
+        await (0,promises_.rm)(this.folder, { recursive: true, force: true });
+    }
+}
+/**
+ * ledger.json from `sha`, strictly: the commit's tree is that one file and nothing else. A malformed ledger is
+ * a LedgerError naming the last commit in its history that reads well, to put back.
+ */
+async function readLedgerCommit(repo, sha, at) {
+    const problem = await problemAt(repo, sha);
+    if (typeof problem !== 'string')
+        return problem.ledger;
+    const good = await lastGoodCommit(repo, sha);
+    const restart = `delete the ref to start again empty (git push origin :${at.ref})`;
+    const fix = good
+        ? `put back the last good commit (git push --force origin ${good.slice(0, 12)}:${at.ref}) or ${restart}`
+        : restart;
+    throw new store_LedgerError(`The budget ledger ${at.ref} on ${at.repository} is malformed at ${sha.slice(0, 7)} (${problem}): no agent runs until it is fixed; ${fix}.`);
+}
+async function problemAt(repo, sha) {
+    const listing = await repo.exec(['ls-tree', '-l', '-z', '--end-of-options', sha], { probe: true });
+    if (listing.exitCode !== 0)
+        return 'it is not a commit';
+    const entries = listing.stdout.split('\0').filter(Boolean);
+    const m = entries.length === 1 ? /^100644 blob ([0-9a-f]+)\s+(\d+)\t(.*)$/s.exec(entries[0]) : null;
+    if (!m || m[3] !== LEDGER_FILE)
+        return `its tree must hold ${LEDGER_FILE} alone`;
+    if (Number(m[2]) > MAX_LEDGER_BYTES)
+        return `${LEDGER_FILE} is over ${MAX_LEDGER_BYTES / 1024} KB`;
+    const text = (await repo.bytes(['cat-file', 'blob', m[1]])).toString('utf8');
+    try {
+        return { ledger: parseLedger(text) };
+    }
+    catch (error) {
+        if (error instanceof LedgerFormatError)
+            return error.message;
+        throw error;
+    }
+}
+/** The newest commit before `sha` (first parents, at most 50 back) whose ledger reads well. */
+async function lastGoodCommit(repo, sha) {
+    const list = await repo.exec(['rev-list', '--first-parent', '--max-count=50', '--end-of-options', sha], {
+        probe: true
+    });
+    for (const commit of list.stdout.split('\n').filter(Boolean).slice(1))
+        if (typeof (await problemAt(repo, commit)) !== 'string')
+            return commit;
+    return undefined;
+}
+/** git's reason: its first fatal: or error: line, else its first line. */
+function firstLine(text) {
+    const lines = text
+        .split('\n')
+        .map(l => l.trim())
+        .filter(Boolean);
+    const line = lines.find(l => /^(fatal|error):/.test(l)) ?? lines[0] ?? 'git gave no reason';
+    return line.replace(/^(fatal|error):\s*/, '');
+}
+
+;// CONCATENATED MODULE: ./src/ledger/lease.ts
+// What the action and the model proxy call: a run opens a lease before its first agent run, the proxy spends
+// against it (topping it up a chunk at a time, so the ledger is written a few times a run, not once a
+// request), and the run settles it at the end: the lease becomes the metered spend, the rest goes back.
+
+
+
+
+
+/** The chunk: a tenth of the tightest limit, at least two requests' worth, at most $5. */
+function chunkFor(limits, minimumUsd) {
+    const all = [...Object.values(limits.repository), ...Object.values(limits.perRequester)];
+    const tightest = Math.min(...all.map(usdOf), Infinity);
+    return Math.max(minimumUsd * 2, Math.min(tightest / 10, 5));
+}
+/** A lease's id: the run, its attempt and a random part (a matrix's jobs share the run and the attempt). */
+function leaseId(run) {
+    const id = `${run.id}.${run.attempt}-${(0,external_node_crypto_.randomBytes)(3).toString('hex')}`;
+    if (!LEDGER_NAME.test(id))
+        throw new Error(`a run id of letters, digits and _.- is needed, got ${JSON.stringify(run.id)}`);
+    return id;
+}
+function statusOf(ledger, limits, requester, now) {
+    const windows = limitedWindows(ledger, limits, requester, now);
+    const left = leftOf(windows);
+    return { windows, ...(Number.isFinite(left) ? { leftUsd: usdOf(left) } : {}) };
+}
+/**
+ * Reserves the run's lease before its first agent run: the least of what every window has left, its
+ * max-cost and a chunk. Refused (no agent runs) when that is less than one request's worth.
+ */
+async function openLease(store, request) {
+    const minimum = microsOf(request.minimumUsd, 'up');
+    const chunk = Math.max(minimum, microsOf(request.chunkUsd ?? chunkFor(request.limits, request.minimumUsd), 'down'));
+    const applied = await store.apply((ledger, now) => reserve(ledger, {
+        id: leaseId(request.run),
+        run: request.run,
+        ...(request.ralph !== undefined ? { ralph: request.ralph } : {}),
+        ...(request.requester !== undefined ? { requester: request.requester } : {}),
+        deadline: request.deadline,
+        limits: request.limits,
+        ...(request.maxCostUsd !== undefined ? { maxCost: microsOf(request.maxCostUsd, 'down') } : {}),
+        chunk,
+        minimum
+    }, now));
+    const status = statusOf(applied.ledger, request.limits, request.requester, store.now());
+    if ('refusal' in applied.result)
+        return { refused: applied.result.refusal, status };
+    const state = {
+        version: 1,
+        ref: store.ref,
+        lease: applied.result.lease,
+        limits: request.limits,
+        chunk
+    };
+    return { lease: new LedgerLease(store, state, status) };
+}
+/** A lease opened earlier (by the main step, or by another job), to top up or settle. */
+function resumeLease(store, state) {
+    if (state.ref !== store.ref)
+        throw new LedgerError(`The lease ${state.lease.id} is in ${state.ref}, not in ${store.ref}: give the same ledger-ref to every job.`);
+    return new LedgerLease(store, state, { windows: [] });
+}
+/**
+ * A lease another job reserved, as a fixed cap: a two-job workflow's agent job has no token to write the
+ * ledger, so it spends what the reserve job granted and no more.
+ */
+function fixedCap(state) {
+    const cap = granted(state.lease);
+    let last;
+    return {
+        grantedUsd: () => usdOf(cap),
+        cover: async (totalUsd) => {
+            const total = microsOf(totalUsd, 'up');
+            if (total <= cap)
+                return true;
+            last = {
+                line: `the lease the reserve job took (${formatUsd(cap)}, lease ${state.lease.id}) is spent: this job cannot top it up`,
+                needed: total - cap
+            };
+            return false;
+        },
+        refusal: () => last
+    };
+}
+/** Settles a lease from its state alone (the deliver job, the post step, or by hand from the run's record). */
+async function settleLease(store, state, spentUsd, source = 'run') {
+    return new LedgerLease(store, state, { windows: [] }).settleAs(spentUsd, source);
+}
+class LedgerLease {
+    store;
+    initial;
+    current;
+    record;
+    last;
+    settled;
+    queue = Promise.resolve();
+    constructor(store, initial, current) {
+        this.store = store;
+        this.initial = initial;
+        this.current = current;
+        this.record = initial.lease;
+    }
+    get id() {
+        return this.record.id;
+    }
+    grantedUsd() {
+        return usdOf(granted(this.record));
+    }
+    refusal() {
+        return this.last;
+    }
+    status() {
+        return this.current;
+    }
+    state() {
+        return { ...this.initial, lease: this.record };
+    }
+    /** One ledger write at a time: a second request waiting on a top-up finds it done. */
+    serial(step) {
+        const next = this.queue.then(step, step);
+        this.queue = next.catch(() => undefined);
+        return next;
+    }
+    cover(totalUsd) {
+        // NaN or infinite (a meter's bug) rounds up to more than any budget: refused, never waved through.
+        const total = microsOf(totalUsd, 'up');
+        if (total <= granted(this.record))
+            return Promise.resolve(true);
+        return this.serial(async () => {
+            const have = granted(this.record);
+            if (total <= have)
+                return true;
+            if (this.settled) {
+                this.last = { line: `lease ${this.id} is settled`, needed: total - have };
+                return false;
+            }
+            try {
+                const applied = await this.store.apply((ledger, now) => topUp(ledger, {
+                    id: this.id,
+                    need: total - have,
+                    chunk: this.initial.chunk,
+                    limits: this.initial.limits,
+                    known: this.record
+                }, now));
+                this.current = statusOf(applied.ledger, this.initial.limits, this.record.requester, this.store.now());
+                const result = applied.result;
+                if ('lease' in result) {
+                    this.record = result.lease;
+                    this.last = undefined;
+                    return true;
+                }
+                this.last = 'refusal' in result ? result.refusal : { line: result.closed, needed: total - have };
+            }
+            catch (error) {
+                // Fail closed: what the ledger cannot grant is not spent.
+                if (!(error instanceof store_LedgerError))
+                    throw error;
+                this.last = { line: error.message, needed: total - have };
+            }
+            return false;
+        });
+    }
+    settle(spentUsd) {
+        return this.settleAs(spentUsd, 'run');
+    }
+    settleAs(spentUsd, source) {
+        return this.serial(async () => {
+            if (this.settled)
+                return this.settled;
+            // A spend no meter could give (NaN, infinite) settles the lease in full.
+            const spent = Number.isFinite(spentUsd) ? microsOf(spentUsd, 'up') : granted(this.record);
+            const applied = await this.store.apply((ledger, now) => settle(ledger, { id: this.id, spent, known: this.record, source }, now));
+            this.current = statusOf(applied.ledger, this.initial.limits, this.record.requester, this.store.now());
+            const result = applied.result;
+            const total = granted(this.record);
+            const settled = 'settled' in result
+                ? {
+                    spentUsd: usdOf(result.settled),
+                    grantedUsd: usdOf(result.granted),
+                    returnedUsd: usdOf(result.returned),
+                    status: this.current
+                }
+                : {
+                    spentUsd: usdOf('already' in result ? result.already.spent : spent),
+                    grantedUsd: usdOf(total),
+                    returnedUsd: 0,
+                    status: this.current,
+                    note: 'already' in result
+                        ? `lease ${this.id} was already settled at ${result.already.at}`
+                        : result.unknown
+                };
+            this.settled = settled;
+            return settled;
+        });
+    }
+}
+/** A lease handed from one job to another, as a job output: JSON, read strictly, one line when it is wrong. */
+function parseLeaseState(text, input = 'lease') {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch {
+        return { problem: `Input '${input}' is not a lease: give the reserve job's output \`lease\` as it is.` };
+    }
+    const value = json;
+    try {
+        if (typeof value !== 'object' || value === null || value.version !== 1 || typeof value.ref !== 'string')
+            throw new Error('it is not a lease of version 1');
+        const chunk = value.chunk;
+        if (typeof chunk !== 'number' || !Number.isSafeInteger(chunk) || chunk <= 0)
+            throw new Error('its chunk is not an amount');
+        const limits = readBudgetLimits(value.limits, 'limits');
+        return { version: 1, ref: value.ref, lease: readLease(value.lease, 'lease'), limits, chunk };
+    }
+    catch (error) {
+        return {
+            problem: `Input '${input}' is not a lease (${error.message}): give the reserve job's output \`lease\` as it is.`
+        };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/index.ts
+// The repository's dollar budget: a ledger in a ref of the repository that every run reserves from before it
+// spends and settles after (see docs/budget.md). The action and the model proxy call openLease/Lease;
+// the CLI reads the ledger to print it.
+
+
+
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/github/client.ts
 
@@ -57714,6 +60529,808 @@ function lazyClient(token, options = {}) {
         : Promise.reject(new Error("Input 'github-token' is empty, and this step needs GitHub's API: leave it at its default (${{ github.token }}) or pass a token")));
 }
 
+;// CONCATENATED MODULE: ./src/github/comments.ts
+// Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
+// lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
+// instead of being posted a second time.
+
+
+/** The hidden line that makes a comment findable after a lost answer: one key per post. */
+const onceMarker = (key) => `<!-- ralph-action:once ${key} -->`;
+/** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
+const CLOCK_SKEW_MS = 10 * 60_000;
+/** Posts `body` (with its hidden key) on the issue or pull request, exactly once. */
+async function postComment(octokit, target, body) {
+    const marker = onceMarker((0,external_node_crypto_.randomUUID)());
+    const where = { owner: target.owner, repo: target.repo, issue_number: target.issueNumber };
+    const since = new Date(Date.now() - CLOCK_SKEW_MS).toISOString();
+    const { data } = await octokit.rest.issues.createComment({
+        ...where,
+        body: `${body}\n\n${marker}`,
+        request: recoverBy(async () => {
+            const recent = await octokit.paginate(octokit.rest.issues.listComments, {
+                ...where,
+                since,
+                per_page: 100
+            });
+            return recent.find(c => c.body?.endsWith(marker));
+        })
+    });
+    return data;
+}
+
+;// CONCATENATED MODULE: ./src/report/tracking.ts
+// The tracking comment's body: "working…" with the iterations so far, then the outcome. Pure functions of
+// the run's status; github/tracking.ts posts and edits them.
+
+
+/** GitHub refuses comment bodies over 65,536 characters; stay well under. */
+const MAX_COMMENT_CHARS = 65000;
+/** Iterations shown in the comment (the rest are in the run record). */
+const TRACKING_ROWS = 25;
+/** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
+const trackingMarker = (runId, state) => `<!-- ralph-action:tracking run=${runId.replace(/[^0-9A-Za-z_-]/g, '')} state=${state} -->`;
+function renderWorking(info, status) {
+    const n = status?.iterations.length ?? 0;
+    const of = info.maxIterations ? ` of at most ${info.maxIterations}` : '';
+    const now = n === 0 ? 'starting' : `${n} iteration${n === 1 ? '' : 's'} done${of}`;
+    const lines = [
+        trackingMarker(info.runId, 'working'),
+        `### 🔁 ralph ${code(cell(info.ralphName, 80))} is working… (${now})`,
+        ''
+    ];
+    if (status && n > 0)
+        lines.push(table(status.iterations), '', `Cost so far: ${cost(status)}.`, '');
+    lines.push(footer(info));
+    return fit(lines.join('\n'), MAX_COMMENT_CHARS);
+}
+function renderFinal(info, outcome) {
+    const { status, pullRequest } = outcome;
+    const n = status.iterations.length;
+    const headline = outcome.continued
+        ? "⏩ Out of this job's time: the loop goes on in the next run"
+        : outcome.undelivered && status.success
+            ? '⚠️ Every gate passed, but the work was not delivered'
+            : status.stopReason !== undefined
+                ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
+                : status.state === 'finished'
+                    ? '⏹️ Finished'
+                    : '⏹️ Cancelled';
+    const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
+    const pr = pullRequest
+        ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
+        : '';
+    const lines = [trackingMarker(info.runId, 'final'), `### ${headline} ${after}${pr}`, ''];
+    if (status.stopDetail)
+        lines.push(`${cell(status.stopDetail, 400)}.`.replace(/\.\.$/, '.'), '');
+    if (outcome.note)
+        lines.push(cell(outcome.note, 1000), '');
+    if (n > 0)
+        lines.push(table(status.iterations), '', `Cost: ${cost(status)}.`, '');
+    lines.push(footer(info));
+    return fit(lines.join('\n'), MAX_COMMENT_CHARS);
+}
+function table(iterations) {
+    const shown = iterations.slice(-TRACKING_ROWS);
+    const rows = ['| # | Verdict | Gates | Cost | Time |', '| --- | --- | --- | --- | --- |'];
+    for (const it of shown) {
+        const gates = it.checks.length
+            ? it.checks.map(c => `${c.passed ? '✓' : '✗'} ${code(cell(c.name, 80))}`).join(' ')
+            : '–';
+        const spent = !it.agent
+            ? '–'
+            : it.agent.usage.cost_source === 'unknown'
+                ? '?'
+                : `$${it.agent.usage.cost_usd.toFixed(2)}`;
+        rows.push(`| ${it.iteration} | ${verdictLabel(it.verdict)} | ${gates} | ${spent} | ${overview_formatDuration(it.durationMs)} |`);
+    }
+    const hidden = iterations.length - shown.length;
+    if (hidden > 0)
+        rows.push('', `_${hidden} earlier iteration${hidden === 1 ? '' : 's'} are in the run record._`);
+    return rows.join('\n');
+}
+function footer(info) {
+    const parts = [`[The run](${info.runUrl})`];
+    if (info.branch)
+        parts.push(`branch ${code(cell(info.branch, 80))}`);
+    if (info.actor)
+        parts.push(`started by @${info.actor}`);
+    return parts.join(' · ');
+}
+function cost(status) {
+    if (status.cost.source === 'unknown' && status.cost.totalUsd === 0)
+        return 'unknown (the agent reported none)';
+    const max = status.cost.maxUsd !== undefined ? ` of $${status.cost.maxUsd.toFixed(2)}` : '';
+    return `$${status.cost.totalUsd.toFixed(2)}${max} (${status.cost.source})`;
+}
+
+;// CONCATENATED MODULE: ./src/github/tracking.ts
+// Feedback on the issue: 👀 on the triggering comment at once, then ONE tracking comment, created when the
+// loop starts, edited after every iteration (iteration, gates ✓/✗, cost so far, a link to the run) and
+// finalised with the outcome and the pull request. The post step finalises it as cancelled when main did
+// not, so it never stays "working…". Failures to give feedback are warnings: they never fail a run.
+
+
+
+
+const MARKER_RE = /^<!-- ralph-action:tracking run=([0-9A-Za-z_-]*) state=(working|final) -->/;
+/** 👀 on the triggering comment (or on the issue when a label started it). Answers whether it worked. */
+async function acknowledge(octokit, target, warn = () => { }) {
+    try {
+        if (target.commentId !== undefined)
+            await octokit.rest.reactions.createForIssueComment({
+                owner: target.owner,
+                repo: target.repo,
+                comment_id: target.commentId,
+                content: 'eyes'
+            });
+        else
+            await octokit.rest.reactions.createForIssue({
+                owner: target.owner,
+                repo: target.repo,
+                issue_number: target.issueNumber,
+                content: 'eyes'
+            });
+        return true;
+    }
+    catch (error) {
+        warn(`Could not react with 👀 on #${target.issueNumber}: ${messageOf(error)}`);
+        return false;
+    }
+}
+/** Posts a refusal (TriggerPlan's `reply`) on the issue; answers the reply's URL, or undefined. */
+async function postRefusal(octokit, target, reply, warn = () => { }) {
+    try {
+        return (await postComment(octokit, target, fit(reply, MAX_COMMENT_CHARS))).html_url;
+    }
+    catch (error) {
+        warn(`Could not reply on #${target.issueNumber}: ${messageOf(error)}`);
+        return undefined;
+    }
+}
+/** The one tracking comment of a run. Create it when the loop starts; keep `id` in the step state. */
+class TrackingComment {
+    octokit;
+    target;
+    info;
+    id;
+    url;
+    warn;
+    finalised = false;
+    constructor(octokit, target, info, id, url, warn) {
+        this.octokit = octokit;
+        this.target = target;
+        this.info = info;
+        this.id = id;
+        this.url = url;
+        this.warn = warn;
+    }
+    /** Posts "working…" and answers the comment; undefined (with a warning) when GitHub refused. */
+    static async create(octokit, target, info, warn = () => { }) {
+        try {
+            const data = await postComment(octokit, target, renderWorking(info));
+            return new TrackingComment(octokit, target, info, data.id, data.html_url, warn);
+        }
+        catch (error) {
+            warn(`Could not post the tracking comment on #${target.issueNumber}: ${messageOf(error)}`);
+            return undefined;
+        }
+    }
+    /**
+     * A chain's comment, posted by its first run, from the id its continuation names: only a tracking comment
+     * of this action on that issue is taken (undefined otherwise, and a new one is posted).
+     */
+    static async resume(octokit, target, info, id, warn = () => { }) {
+        try {
+            const { data } = await octokit.rest.issues.getComment({
+                owner: target.owner,
+                repo: target.repo,
+                comment_id: id
+            });
+            const onIssue = data.issue_url.endsWith(`/issues/${target.issueNumber}`);
+            if (!onIssue || !MARKER_RE.test(data.body ?? ''))
+                return undefined;
+            return new TrackingComment(octokit, target, info, id, data.html_url, warn);
+        }
+        catch (error) {
+            warn(`The chain's tracking comment ${id} could not be read (${messageOf(error)}): posting a new one.`);
+            return undefined;
+        }
+    }
+    /** The comment again, from an id saved in the step state (the post step). */
+    static attach(octokit, target, info, id, warn = () => { }) {
+        return new TrackingComment(octokit, target, info, id, '', warn);
+    }
+    /** After each iteration: the table so far, the cost so far. Tried once: the next edit carries it. */
+    async update(status) {
+        if (this.finalised)
+            return false;
+        return this.edit(renderWorking(this.info, status), false);
+    }
+    /**
+     * A listener for runLoop's `emit` that edits the comment after each iteration: one edit at a time, and
+     * when iterations finish faster than GitHub answers, only the latest state is sent. Await `settled()`
+     * before `finalise`, so a late progress edit cannot overwrite the outcome.
+     */
+    follow() {
+        let status;
+        let pending;
+        let flight = Promise.resolve();
+        let flying = false;
+        const drain = async () => {
+            flying = true;
+            while (pending) {
+                const next = pending;
+                pending = undefined;
+                await this.update(next);
+            }
+            flying = false;
+        };
+        return {
+            emit: event => {
+                if (event.type === 'loop_started')
+                    status = JSON.parse(JSON.stringify(event.status));
+                if (!status)
+                    return;
+                if (event.type === 'cost_update') {
+                    status.cost.totalUsd = event.spentUsd;
+                    status.cost.source = event.source;
+                }
+                if (event.type !== 'iteration_finished')
+                    return;
+                status.iterations.push(event.record);
+                pending = { ...status, iterations: [...status.iterations], cost: { ...status.cost } };
+                if (!flying)
+                    flight = drain();
+            },
+            settled: () => flight
+        };
+    }
+    async finalise(outcome) {
+        const done = await this.edit(renderFinal(this.info, outcome));
+        if (done)
+            this.finalised = true;
+        return done;
+    }
+    async edit(body, retry = true) {
+        try {
+            await this.octokit.rest.issues.updateComment({
+                owner: this.target.owner,
+                repo: this.target.repo,
+                comment_id: this.id,
+                body,
+                ...(retry ? {} : { request: { retries: 0 } })
+            });
+            return true;
+        }
+        catch (error) {
+            this.warn(`Could not edit the tracking comment ${this.id}: ${messageOf(error)}`);
+            return false;
+        }
+    }
+}
+/**
+ * For the post step: the tracking comment of this run, found by the id main saved (else by its marker
+ * among the issue's comments by a bot), is finalised as cancelled unless main finalised it. `status` is
+ * the run record's status.json as far as it got, when there is one.
+ */
+async function finaliseCancelled(octokit, target, info, status, warn = () => { }) {
+    const repo = { owner: target.owner, repo: target.repo };
+    let comment;
+    try {
+        if (target.commentId !== undefined) {
+            comment = (await octokit.rest.issues.getComment({ ...repo, comment_id: target.commentId })).data;
+        }
+        else {
+            const all = await octokit.paginate(octokit.rest.issues.listComments, {
+                ...repo,
+                issue_number: target.issueNumber,
+                per_page: 100
+            });
+            // Our own comment: the marker of this run, written by a bot (a person could copy the marker).
+            comment = all
+                .filter(c => c.user?.type === 'Bot' && MARKER_RE.exec(c.body ?? '')?.[1] === info.runId)
+                .at(-1);
+        }
+    }
+    catch (error) {
+        if (error.status !== 404) {
+            warn(`Could not read the tracking comment: ${messageOf(error)}`);
+            return 'failed';
+        }
+    }
+    const marker = MARKER_RE.exec(comment?.body ?? '');
+    if (!comment || !marker || marker[1] !== info.runId)
+        return 'not-found';
+    if (marker[2] === 'final')
+        return 'already-final';
+    const tracking = TrackingComment.attach(octokit, target, info, comment.id, warn);
+    const finished = status?.state === 'finished' && status.stopReason !== undefined;
+    const done = await tracking.finalise({
+        status: status ?? startingStatus(),
+        note: finished
+            ? 'The run finished, but its last report did not reach this comment; the record is in the run’s artifact.'
+            : 'The run was cancelled or timed out before it finished; its record is in the run’s artifact.'
+    });
+    return done ? 'finalised' : 'failed';
+}
+function messageOf(error) {
+    // No answer (a reset, a timeout) has Octokit's stand-in status 500 but no response: no status to show.
+    const answered = error?.response !== undefined;
+    const status = answered ? error.status : undefined;
+    const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
+    return typeof status === 'number' ? `HTTP ${status}: ${message}` : message;
+}
+
+;// CONCATENATED MODULE: ./src/action/state.ts
+// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
+// step that is killed still leaves post enough to finish the record, upload it and write the summary.
+
+function readState() {
+    const text = (name) => core/* getState */.Gu(name) || undefined;
+    return {
+        isPost: core/* getState */.Gu('isPost') === 'true',
+        recordDir: text('recordDir'),
+        artifactName: text('artifactName'),
+        ralphName: text('ralphName'),
+        branch: text('branch'),
+        uploaded: core/* getState */.Gu('uploaded') === 'true',
+        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
+        finished: core/* getState */.Gu('finished') === 'true',
+        tracking: text('tracking'),
+        runMark: text('runMark'),
+        isolation: text('isolation'),
+        gitSnapshot: text('gitSnapshot'),
+        credentials: text('credentials'),
+        egress: text('egress'),
+        lease: text('lease')
+    };
+}
+/** What this process saved (post reads it from the environment; main's later steps from here). */
+const saved = new Map();
+function saveState(key, value) {
+    saved.set(key, String(value));
+    core/* saveState */.LZ(key, String(value));
+}
+/** Whether this process has saved `key` as true: main's later steps asking what its earlier ones did. */
+const savedHere = (key) => saved.get(key) === 'true';
+
+;// CONCATENATED MODULE: ./src/action/budget.ts
+// The repository's budget in a job (#38, docs/budget.md): before the first agent run the job reserves a lease
+// from the ledger (a run that cannot reserve one request's worth runs no agent, and says which budget is
+// spent and when it resets), the model proxy spends against it, and the job settles it after the loop (post
+// settles it after a cancel). The ledger is read and written by the action's own user, in a scratch folder
+// of its own (ledger/store.ts), with the job's token: never in the work tree, never in the agent's reach.
+
+
+
+
+/**
+ * One request's worth: a run that cannot reserve this much runs no agent (a request's worst case is its
+ * whole output limit at the model's price; the proxy refuses, one by one, those this does not cover).
+ */
+const ONE_REQUEST_USD = 0.05;
+/** The events a person starts, whose login `budget-per-requester` is keyed on. */
+const REQUESTED = new Set(['issue_comment', 'issues', 'pull_request', 'pull_request_target']);
+const storeFor = (run) => LedgerStore.open({
+    serverUrl: run.context.serverUrl,
+    repository: `${run.context.repo.owner}/${run.context.repo.repo}`,
+    token: run.token,
+    ref: run.budget.ref,
+    log: message => core/* debug */.Yz(message),
+    warn: message => core/* warning */.$e(message)
+});
+/** The requester a per-requester budget counts against: who asked, on a comment, a label or a pull request. */
+function requesterOf(trigger) {
+    return REQUESTED.has(trigger.event) ? trigger.actor?.login : undefined;
+}
+/** Reserves the job's lease; a two-job workflow's agent job spends the reserve job's lease as a fixed cap. */
+async function reserveLease(run) {
+    const { budget } = run;
+    if (budget.lease) {
+        core/* info */.pq(`The repository's budget: this job spends the lease ${budget.lease.lease.id} the reserve job took (${budget_usd(budget.lease)}), and no more.`);
+        return { held: { cap: fixedCap(budget.lease), status: { windows: [] } } };
+    }
+    let store;
+    try {
+        store = await storeFor(run);
+        const requester = requesterOf(run.trigger);
+        const opened = await openLease(store, {
+            run: { id: run.context.runId, attempt: Number(run.context.runAttempt) || 1, job: run.context.job },
+            ...(run.ralph !== undefined ? { ralph: run.ralph } : {}),
+            ...(requester !== undefined ? { requester } : {}),
+            limits: budget.limits,
+            ...(run.maxCostUsd !== undefined ? { maxCostUsd: run.maxCostUsd } : {}),
+            minimumUsd: ONE_REQUEST_USD,
+            deadline: run.deadline
+        });
+        if ('refused' in opened) {
+            await store.close();
+            return { refused: opened.refused.line, status: opened.status };
+        }
+        const { lease } = opened;
+        // Post settles it when main does not (a cancel); main clears it once settled.
+        saveState('lease', JSON.stringify(lease.state()));
+        core/* info */.pq(`The repository's budget: reserved ${formatUsd(microsOf(lease.grantedUsd(), 'down'))} (lease ${lease.id}); ${leftWords(lease.status())}.`);
+        return { held: { cap: lease, lease, store, status: lease.status() } };
+    }
+    catch (error) {
+        await store?.close();
+        if (error instanceof store_LedgerError)
+            return { failed: error.message };
+        throw error;
+    }
+}
+const budget_usd = (state) => formatUsd(state.lease.draws.reduce((sum, draw) => sum + draw.usd, 0));
+/** `$0.41 left today, $12.41 this month` (the repository's windows, then a requester's). */
+function leftWords(status) {
+    const parts = status.windows
+        .filter(w => w.left !== undefined)
+        .map(w => {
+        const when = w.kind === 'day' ? 'today' : 'this month';
+        const whose = w.scope.kind === 'repository' ? '' : ` for ${w.scope.login}`;
+        return `${formatUsd(w.left ?? 0)} left ${when}${whose}`;
+    });
+    return parts.length > 0 ? `the repository's budget has ${parts.join(', ')}` : 'no window is limited';
+}
+/**
+ * A run that finds the budget spent runs no agent: one line, which on an issue is the requester's reply, and
+ * the step ends green, as a refusal does.
+ */
+async function budgetSpent(refused, status, reply) {
+    const line = `${refused.charAt(0).toUpperCase()}${refused.slice(1)}. No agent ran.`;
+    core/* warning */.$e(line);
+    if (reply.issueNumber !== undefined && reply.octokit)
+        await postRefusal(await reply.octokit(), { ...reply.repo, issueNumber: reply.issueNumber }, `${line}\n`, m => core/* warning */.$e(m));
+    return {
+        outputs: { 'stop-reason': 'budget', success: 'false', iterations: '0', ...budgetLeftOutput(status) },
+        summary: `💸 ${line}\n`,
+        finished: true
+    };
+}
+/** The ledger could not be read or written: no agent runs, in one line. */
+function budgetFailed(failed) {
+    return { failure: { message: `${failed.replace(/\.$/, '')}. No agent ran.` }, finished: true };
+}
+/** `budget-left`: the least the run's windows have left, after its last change. */
+function budgetLeftOutput(status) {
+    return status.leftUsd === undefined ? {} : { 'budget-left': status.leftUsd.toFixed(2) };
+}
+/** What this job spent of a loop's result: a chain's last job's own, else the run's. */
+function ownSpendUsd(result) {
+    return result.chain?.jobs.at(-1)?.costUsd ?? result.cost.totalUsd;
+}
+/** Settles the job's lease at what it spent; answers the note for the summary, or undefined when none was held. */
+async function settleHeld(held, spentUsd) {
+    if (!held?.lease)
+        return undefined;
+    try {
+        const settled = await held.lease.settle(spentUsd);
+        saveState('lease', '');
+        core/* info */.pq(`The repository's budget: ${settledWords(settled)}.`);
+        return settled;
+    }
+    catch (error) {
+        if (!(error instanceof store_LedgerError))
+            throw error;
+        // The lease stays counted in full until its deadline (fail closed); post tries again.
+        core/* warning */.$e(`The lease ${held.lease.id} could not be settled: ${error.message}`);
+        return undefined;
+    }
+    finally {
+        await held.store?.close();
+    }
+}
+/** `reserved $0.20, spent $0.09 ($0.11 back); the repository's budget has $0.41 left today` */
+function settledWords(settled) {
+    const back = settled.returnedUsd > 0 ? ` (${formatUsd(microsOf(settled.returnedUsd, 'down'))} back)` : '';
+    const note = settled.note ? ` (${settled.note})` : '';
+    return `reserved ${formatUsd(microsOf(settled.grantedUsd, 'down'))}, spent ${formatUsd(microsOf(settled.spentUsd, 'up'))}${back}${note}; ${leftWords(settled.status)}`;
+}
+/** The run's budget in one line for the summary, the tracking comment and progress.md. */
+function budgetNote(settled, held) {
+    if (settled)
+        return `The repository's budget: this run ${settledWords(settled)}.`;
+    if (held && !held.lease)
+        return `The repository's budget: this job spent against the reserve job's lease of ${formatUsd(microsOf(held.cap.grantedUsd(), 'down'))}; the deliver job settles it.`;
+    return undefined;
+}
+/**
+ * Settles a lease another step or job holds: the post step after a cancel (from the record's spend), the
+ * deliver job (from the agent job's metered spend); with no spend known, in full (fail closed).
+ */
+async function settleState(run, state, spentUsd) {
+    let store;
+    try {
+        store = await storeFor(run);
+        const spent = spentUsd ?? state.lease.draws.reduce((sum, draw) => sum + draw.usd, 0) / 1e6;
+        const settled = await settleLease(store, state, spent);
+        core/* info */.pq(`The repository's budget: lease ${state.lease.id} ${settledWords(settled)}.`);
+        return settled;
+    }
+    catch (error) {
+        if (!(error instanceof store_LedgerError))
+            throw error;
+        core/* warning */.$e(`The lease ${state.lease.id} could not be settled: ${error.message}`);
+        return undefined;
+    }
+    finally {
+        await store?.close();
+    }
+}
+/** The lease main saved for post, or undefined (none held, or main settled it). */
+function savedLease(text) {
+    if (!text)
+        return undefined;
+    const parsed = parseLeaseState(text);
+    return 'problem' in parsed ? undefined : parsed;
+}
+/** What post settles a lease at: the record's spend (this job's), or nothing known (in full). */
+const recordSpendUsd = (status) => status ? ownSpendUsd(status) : undefined;
+
+;// CONCATENATED MODULE: ./src/github/own-work.ts
+/** The account GITHUB_TOKEN acts as. */
+const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
+/**
+ * Asks GitHub who `octokit`'s token acts as; an installation token, which may not ask, acts as `botLogin`.
+ * Throws when the token is refused altogether (401).
+ */
+async function tokenActor(octokit, botLogin = GITHUB_ACTIONS_BOT) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated();
+        return data.type === 'Bot' ? { kind: 'app', login: data.login } : { kind: 'user', login: data.login };
+    }
+    catch (error) {
+        if (error.status === 403)
+            return { kind: 'app', login: botLogin };
+        throw error;
+    }
+}
+/** Whether `author` is exactly the account the token acts as (an App's bot must also be a bot account). */
+function isTokenActor(author, actor) {
+    if (!author?.login || author.login.toLowerCase() !== actor.login.toLowerCase())
+        return false;
+    return actor.kind === 'user' || author.type === 'Bot';
+}
+/** The action's own work: opened by the token's actor, and its body carries the action's marker. */
+function isOwnWork(item, actor, marker) {
+    return isTokenActor(item.user, actor) && (item.body ?? '').includes(marker);
+}
+/** `GET /repos/{owner}/{repo}/branches/{branch}` (read access is enough); undefined when it does not exist. */
+async function branchTip(octokit, repo, branch) {
+    try {
+        const { data } = await octokit.rest.repos.getBranch({ ...repo, branch });
+        return {
+            sha: data.commit.sha,
+            committerEmail: data.commit.commit.committer?.email ?? '',
+            protected: data.protected
+        };
+    }
+    catch (error) {
+        if (error.status === 404)
+            return undefined;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/reviews.ts
+// A pull request's reviews as a round reads and answers them: the review and its line comments (REST), whether
+// their threads are resolved or outdated (GraphQL: REST does not say), a reply in a thread, and resolving a
+// thread. Thin: typed values in, typed values out; what to do with them is the trigger's and the action's.
+
+
+
+/** The pull request's conversation, every page: where a round's summary (and its marker) is. */
+async function conversationComments(octokit, target) {
+    return octokit.paginate(octokit.rest.issues.listComments, {
+        owner: target.owner,
+        repo: target.repo,
+        issue_number: target.pullNumber,
+        per_page: 100
+    });
+}
+/** GET …/pulls/{n}/reviews/{id}. */
+async function getReview(octokit, target, reviewId) {
+    const { data } = await octokit.rest.pulls.getReview({
+        owner: target.owner,
+        repo: target.repo,
+        pull_number: target.pullNumber,
+        review_id: reviewId
+    });
+    return {
+        id: data.id,
+        body: data.body ?? '',
+        state: data.state,
+        author: data.user?.login ?? '',
+        authorType: data.user?.type ?? '',
+        commitId: data.commit_id ?? '',
+        url: data.html_url
+    };
+}
+/** GET …/pulls/{n}/reviews/{id}/comments, every page: the review's own line comments. */
+async function listReviewComments(octokit, target, reviewId) {
+    const comments = await octokit.paginate(octokit.rest.pulls.listCommentsForReview, {
+        owner: target.owner,
+        repo: target.repo,
+        pull_number: target.pullNumber,
+        review_id: reviewId,
+        per_page: 100
+    });
+    return comments.map(c => {
+        // GitHub sends null where the description says integer (an outdated comment's line): both read as null.
+        const loose = c;
+        return {
+            id: c.id,
+            ...(c.in_reply_to_id !== undefined ? { inReplyTo: c.in_reply_to_id } : {}),
+            body: c.body,
+            path: c.path,
+            subject: c.subject_type === 'file' ? 'file' : 'line',
+            line: loose.line ?? null,
+            startLine: c.start_line ?? null,
+            originalLine: loose.original_line ?? null,
+            originalStartLine: c.original_start_line ?? null,
+            side: c.side === 'LEFT' ? 'LEFT' : 'RIGHT',
+            startSide: loose.start_side === 'LEFT' || loose.start_side === 'RIGHT' ? loose.start_side : null,
+            diffHunk: c.diff_hunk,
+            originalCommit: c.original_commit_id,
+            url: c.html_url
+        };
+    });
+}
+const THREADS_QUERY = `query ReviewThreads($owner: String!, $repo: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $repo) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $cursor) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id isResolved isOutdated comments(first: 100) { nodes { fullDatabaseId } } }
+      }
+    }
+  }
+}`;
+/** Every review thread of the pull request, with its state (GraphQL; `pull-requests: read` is enough). */
+async function reviewThreads(octokit, target) {
+    const threads = [];
+    let cursor = null;
+    // 100 threads a page; a pull request with thousands is read whole, a page at a time.
+    for (let page = 0; page < 100; page++) {
+        const data = await octokit.graphql(THREADS_QUERY, {
+            owner: target.owner,
+            repo: target.repo,
+            number: target.pullNumber,
+            cursor
+        });
+        const connection = data.repository?.pullRequest?.reviewThreads;
+        if (!connection)
+            throw new Error(`pull request #${target.pullNumber} has no review threads to read`);
+        for (const node of connection.nodes)
+            threads.push({
+                id: node.id,
+                resolved: node.isResolved,
+                outdated: node.isOutdated,
+                commentIds: node.comments.nodes.flatMap(c => (c.fullDatabaseId ? [Number(c.fullDatabaseId)] : []))
+            });
+        if (!connection.pageInfo.hasNextPage || !connection.pageInfo.endCursor)
+            break;
+        cursor = connection.pageInfo.endCursor;
+    }
+    return threads;
+}
+/**
+ * Replies in the thread that `rootCommentId` starts, exactly once: the body carries a hidden key, so a reply
+ * whose answer was lost is found among the pull request's comments instead of being posted twice.
+ */
+async function replyInThread(octokit, target, rootCommentId, body) {
+    const marker = onceMarker((0,external_node_crypto_.randomUUID)());
+    const where = { owner: target.owner, repo: target.repo, pull_number: target.pullNumber };
+    const since = new Date(Date.now() - 10 * 60_000).toISOString();
+    const { data } = await octokit.rest.pulls.createReplyForReviewComment({
+        ...where,
+        comment_id: rootCommentId,
+        body: `${body}\n\n${marker}`,
+        request: recoverBy(async () => {
+            const recent = await octokit.paginate(octokit.rest.pulls.listReviewComments, {
+                ...where,
+                since,
+                per_page: 100
+            });
+            return recent.find(c => c.in_reply_to_id === rootCommentId && c.body.endsWith(marker));
+        })
+    });
+    return { id: data.id, url: data.html_url };
+}
+const RESOLVE_MUTATION = `mutation ResolveThread($thread: ID!) {
+  resolveReviewThread(input: { threadId: $thread }) { thread { id isResolved } }
+}`;
+/** Marks a review thread resolved (GraphQL resolveReviewThread; needs `pull-requests: write`). */
+async function resolveThread(octokit, threadId) {
+    const data = await octokit.graphql(RESOLVE_MUTATION, { thread: threadId });
+    if (!data.resolveReviewThread?.thread?.isResolved)
+        throw new Error(`review thread ${threadId} was not resolved`);
+}
+
+;// CONCATENATED MODULE: ./src/report/run-report.ts
+// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
+// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
+
+
+
+/** Where a continued loop goes on, in words: the next run, linked when its address is known. */
+function nextRunWords(continued) {
+    const name = continued.runId !== undefined ? `run ${continued.runId}` : 'the next run of this workflow';
+    return continued.url !== undefined ? `[${name}](${continued.url})` : name;
+}
+/** A delivery that delivered nothing: skipped (a cancelled run), or failed with one problem. */
+function undelivered(branch, why) {
+    if ('skipped' in why)
+        return { branch, pushed: false, problems: [], notes: [], skipped: why.skipped };
+    return { branch, pushed: false, problems: [why.problem], notes: [] };
+}
+// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
+// The gates' table, start to end, with the clean verification's sentence, is progress.md's too.
+
+const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
+/** The run in one sentence, starting with an emoji a reader can scan. */
+function outcomeSentence(report) {
+    const { status, delivery, task } = report;
+    const name = `**${task.name}**`;
+    const n = status.iterations.length;
+    const reason = status.stopReason;
+    if (report.dryRun)
+        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
+    if (reason === undefined || status.state !== 'finished')
+        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
+    const pr = delivery.pullRequest;
+    const delivered = pr
+        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
+        : delivery.pushed && delivery.branch
+            ? ` and pushed branch ${codeCell(delivery.branch)}`
+            : '';
+    const problem = delivery.problems[0];
+    if (delivery.continued && !problem)
+        return `⏩ ${name} ran out of this job's time after ${pluralIterations(n)} with gates still failing; the work is on branch ${codeCell(delivery.branch ?? '')}, and the loop goes on in ${nextRunWords(delivery.continued)}.`;
+    if (reason === 'already_green')
+        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
+    if (status.success) {
+        const what = reason === 'completed'
+            ? `finished in iteration ${n} (the agent said it was done)`
+            : `passed every gate in iteration ${n}`;
+        if (problem)
+            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
+        if (delivery.skipped)
+            return `✅ ${name} ${what}; ${delivery.skipped}.`;
+        return `✅ ${name} ${what}${delivered}.`;
+    }
+    // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
+    const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
+    const words = STOP_WORDS[reason];
+    const why = noTag
+        ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
+        : words.did(pluralIterations(n));
+    const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
+    const tail = problem
+        ? `; the work was not delivered: ${problem}`
+        : delivered
+            ? `;${delivered.replace(/^ and/, '')}`
+            : '';
+    return `${words.icon} ${name} ${why}${detail}${tail}.`.replace(/\.\.$/, '.');
+}
+/** Protected paths put back before the gates, by iteration; '' when none was. (At most `most` paths each.) */
+function revertList(status, most = 20) {
+    const lines = [];
+    for (const it of status.iterations) {
+        const reverts = it.reverts ?? [];
+        if (reverts.length === 0)
+            continue;
+        const shown = reverts.slice(0, most).map(r => `${codeCell(showPath(r.path))} (${r.why})`);
+        const more = reverts.length > most ? `, and ${reverts.length - most} more (in status.json)` : '';
+        lines.push(`- Iteration ${it.iteration}: ${shown.join(', ')}${more}`);
+    }
+    return lines.join('\n');
+}
+/** The heading and the words over revertList, for the summary and the pull request body. */
+const REVERTS_HEADING = '### Protected paths put back';
+const REVERTS_INTRO = 'The agent changed paths that judge its work; the action put them back from the start commit before the gates ran, so none of these changes is delivered.';
+
 ;// CONCATENATED MODULE: ./src/report/pr-body.ts
 // The pull request's title and body: what was asked, the iteration table, the gates, the cost, links to the
 // run and its record, and `Closes #N` when an issue started the run. Kept under GitHub's 65,536 characters
@@ -57827,6 +61444,7 @@ function render(report, options, taskLimit, rows) {
         ].join('\n'),
         ['### Gates', '', gateEvidence(status)].join('\n'),
         ['### Iterations', '', iterationTable(status, rows)].join('\n'),
+        ...(options.review ? [options.review.trimEnd()] : []),
         ...(revertList(status) ? [[REVERTS_HEADING, '', REVERTS_INTRO, '', revertList(status)].join('\n')] : []),
         ...(status.notDelivered?.length
             ? [
@@ -57865,1095 +61483,6 @@ function pullRequestText(report, options = {}) {
     return { title: title.length > 256 ? `${title.slice(0, 255)}…` : title, body };
 }
 
-;// CONCATENATED MODULE: ./src/github/own-work.ts
-/** The account GITHUB_TOKEN acts as. */
-const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
-/**
- * Asks GitHub who `octokit`'s token acts as; an installation token, which may not ask, acts as `botLogin`.
- * Throws when the token is refused altogether (401).
- */
-async function tokenActor(octokit, botLogin = GITHUB_ACTIONS_BOT) {
-    try {
-        const { data } = await octokit.rest.users.getAuthenticated();
-        return data.type === 'Bot' ? { kind: 'app', login: data.login } : { kind: 'user', login: data.login };
-    }
-    catch (error) {
-        if (error.status === 403)
-            return { kind: 'app', login: botLogin };
-        throw error;
-    }
-}
-/** Whether `author` is exactly the account the token acts as (an App's bot must also be a bot account). */
-function isTokenActor(author, actor) {
-    if (!author?.login || author.login.toLowerCase() !== actor.login.toLowerCase())
-        return false;
-    return actor.kind === 'user' || author.type === 'Bot';
-}
-/** The action's own work: opened by the token's actor, and its body carries the action's marker. */
-function isOwnWork(item, actor, marker) {
-    return isTokenActor(item.user, actor) && (item.body ?? '').includes(marker);
-}
-/** `GET /repos/{owner}/{repo}/branches/{branch}` (read access is enough); undefined when it does not exist. */
-async function branchTip(octokit, repo, branch) {
-    try {
-        const { data } = await octokit.rest.repos.getBranch({ ...repo, branch });
-        return {
-            sha: data.commit.sha,
-            committerEmail: data.commit.commit.committer?.email ?? '',
-            protected: data.protected
-        };
-    }
-    catch (error) {
-        if (error.status === 404)
-            return undefined;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/pulls.ts
-// Opens the loop's pull request, or updates the one already open for its branch: never a duplicate.
-// Labels, reviewers and assignees follow, with the retry GitHub needs right after a pull request is created.
-
-
-
-
-// GitHub's limit on a pull request's body: one definition, with the renderer that fits the body under it.
-
-/**
- * Finds the open pull request for `head` (and `base`, when given); the most recent if there are several.
- * `head` is a branch name; the filter GitHub needs (`owner:branch`) is built here.
- */
-async function findOpenPullRequest(octokit, options) {
-    const headOwner = options.headOwner ?? options.owner;
-    const { data } = await octokit.rest.pulls.list({
-        owner: options.owner,
-        repo: options.repo,
-        state: 'open',
-        head: `${headOwner}:${options.head}`,
-        ...(options.base ? { base: options.base } : {}),
-        per_page: 100
-    });
-    // GitHub ignores a head filter it cannot parse and answers every PR: check what came back.
-    const match = data.find(p => p.head.ref === options.head &&
-        (p.head.repo?.owner.login ?? p.head.user?.login ?? '').toLowerCase() === headOwner.toLowerCase() &&
-        (!options.base || p.base.ref === options.base));
-    return match ? toOpenPullRequest(match) : undefined;
-}
-/** Open pull requests whose head branch (in `owner/repo`) starts with `headPrefix`: a ralph's open PRs. */
-async function listOpenPullRequests(octokit, options) {
-    const pulls = await octokit.paginate(octokit.rest.pulls.list, {
-        owner: options.owner,
-        repo: options.repo,
-        state: 'open',
-        ...(options.base ? { base: options.base } : {}),
-        per_page: 100
-    });
-    return pulls
-        .filter(p => p.head.ref.startsWith(options.headPrefix) &&
-        (p.head.repo?.owner.login ?? '').toLowerCase() === options.owner.toLowerCase())
-        .map(toOpenPullRequest);
-}
-function toOpenPullRequest(p) {
-    return {
-        number: p.number,
-        url: p.html_url,
-        nodeId: p.node_id,
-        title: p.title,
-        body: p.body,
-        head: p.head.ref,
-        headSha: p.head.sha,
-        base: p.base.ref,
-        draft: p.draft ?? false,
-        ...(p.user ? { user: { login: p.user.login, type: p.user.type } } : {})
-    };
-}
-/**
- * Updates the open pull request for head → base (title and body), or creates it; then adds labels, reviewers
- * and assignees. Throws PullRequestError (with the fix in its message) for the known refusals.
- */
-async function openOrUpdatePullRequest(octokit, options) {
-    const log = options.log ?? (() => undefined);
-    const { owner, repo, head, base } = options;
-    const headOwner = options.headOwner ?? owner;
-    const body = truncateBody(options.body);
-    const bodyTruncated = body !== options.body;
-    if (bodyTruncated)
-        log(`The pull request body has ${options.body.length} characters; it was cut to fit GitHub's limit.`);
-    const warnings = [];
-    const context = { owner, repo, head, base };
-    let pull;
-    let operation;
-    const existing = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
-    if (existing) {
-        pull = await update(mustBeOurs(existing));
-        operation = 'updated';
-    }
-    else {
-        try {
-            pull = await create(options.draft ?? false);
-            operation = 'created';
-            log(`Created pull request #${pull.number} (${headOwner}:${head} → ${base}).`);
-        }
-        catch (error) {
-            const text = errorText(error);
-            if (statusOf(error) === 422 && text.includes(GITHUB_API_ERRORS.draftNotSupported) && options.draft) {
-                warnings.push(`Draft pull requests are not supported in ${owner}/${repo}; it was opened as a ready one.`);
-                pull = await create(false);
-                operation = 'created';
-            }
-            else if (statusOf(error) === 422 && text.includes(GITHUB_API_ERRORS.pullRequestExists)) {
-                const raced = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
-                if (!raced)
-                    throw error;
-                if (isOurs(raced) && isOwnWork(raced, options.ownedBy, PULL_REQUEST_MARKER)) {
-                    // Our own create, retried after GitHub made it without answering.
-                    log(`Pull request #${raced.number} was created by the first try, whose answer was lost.`);
-                    pull = asCreated(raced);
-                    operation = 'created';
-                }
-                else {
-                    // Opened by someone else between our look and our create: update that one.
-                    log(`A pull request already exists for ${headOwner}:${head}; updating it.`);
-                    pull = await update(mustBeOurs(raced));
-                    operation = 'updated';
-                }
-            }
-            else {
-                throw pullRequestFailure(error, { ...context, operation: 'create pull requests' });
-            }
-        }
-    }
-    const retry = options.retry ?? {};
-    const attempt = (what, fn) => withNodeRetry(what, fn, retry, log);
-    const issue = { owner, repo, issue_number: pull.number };
-    const labels = clean(options.labels);
-    if (labels.length > 0) {
-        await attempt('labels', () => octokit.rest.issues.addLabels({ ...issue, labels })).catch(error => warnings.push(followUpWarning('add the labels', labels, error)));
-    }
-    const assignees = clean(options.assignees);
-    if (assignees.length > 0) {
-        await attempt('assignees', () => octokit.rest.issues.addAssignees({ ...issue, assignees })).catch(error => warnings.push(followUpWarning('assign', assignees, error)));
-    }
-    const reviewers = clean(options.reviewers);
-    if (reviewers.length > 0) {
-        const users = reviewers.filter(r => !r.includes('/'));
-        const teams = reviewers.filter(r => r.includes('/')).map(r => r.slice(r.lastIndexOf('/') + 1));
-        await attempt('reviewers', () => octokit.rest.pulls.requestReviewers({
-            owner,
-            repo,
-            pull_number: pull.number,
-            ...(users.length > 0 ? { reviewers: users } : {}),
-            ...(teams.length > 0 ? { team_reviewers: teams } : {})
-        })).catch(error => warnings.push(followUpWarning('request reviews from', reviewers, error)));
-    }
-    for (const warning of warnings)
-        log(warning);
-    return {
-        number: pull.number,
-        url: pull.html_url,
-        operation,
-        nodeId: pull.node_id,
-        draft: pull.draft ?? false,
-        bodyTruncated,
-        warnings
-    };
-    /** An open pull request on the head is updated only when it is the action's own (own-work.ts decides). */
-    function mustBeOurs(found) {
-        if (isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER))
-            return found.number;
-        throw new PullRequestError(PULL_REQUEST_FAILURE.notOurs, `pull request #${found.number} on ${headOwner}:${head} was not opened by this action (it is ${found.user?.login ?? 'an unknown account'}'s, and only ${options.ownedBy.login}'s marked pull requests are the action's): it was left as it is`);
-    }
-    /** The pull request this call's create made: same head, title and body. */
-    function isOurs(found) {
-        return found.title === options.title && (found.body ?? '') === body;
-    }
-    function asCreated(found) {
-        return { number: found.number, html_url: found.url, node_id: found.nodeId, draft: found.draft };
-    }
-    async function create(draft) {
-        const { data } = await octokit.rest.pulls.create({
-            owner,
-            repo,
-            title: options.title,
-            body,
-            head: headOwner === owner ? head : `${headOwner}:${head}`,
-            base,
-            draft,
-            ...(options.maintainerCanModify !== undefined
-                ? { maintainer_can_modify: options.maintainerCanModify }
-                : {}),
-            // Made, but its answer lost: the list by head finds it.
-            request: recoverBy(async () => {
-                const found = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
-                return found && isOurs(found) && isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER)
-                    ? asCreated(found)
-                    : undefined;
-            })
-        });
-        return data;
-    }
-    async function update(number) {
-        try {
-            const { data } = await octokit.rest.pulls.update({
-                owner,
-                repo,
-                pull_number: number,
-                title: options.title,
-                body
-            });
-            log(`Updated pull request #${number} (${headOwner}:${head} → ${base}).`);
-            return data;
-        }
-        catch (error) {
-            throw pullRequestFailure(error, { ...context, operation: 'update pull requests' });
-        }
-    }
-}
-/**
- * Retries GitHub's 422 "Could not resolve to a node" (its index lagging behind a new pull request) with
- * jittered exponential backoff; any other error is thrown at once.
- */
-async function withNodeRetry(what, fn, options = {}, log = () => undefined) {
-    const attempts = Math.max(1, options.attempts ?? 4);
-    const baseDelay = options.baseDelayMs ?? 1000;
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await fn();
-        }
-        catch (error) {
-            if (attempt >= attempts || !isUnresolvedNode(error))
-                throw error;
-            const delay = Math.round(baseDelay * 2 ** (attempt - 1) * (0.5 + Math.random()));
-            log(`GitHub could not resolve the new pull request yet for ${what} (attempt ${attempt}/${attempts}); retrying in ${delay} ms.`);
-            await new Promise(resolve => setTimeout(resolve, delay));
-        }
-    }
-}
-function followUpWarning(what, names, error) {
-    const failure = pullRequestFailure(error, { owner: '', repo: '', head: '', base: '', operation: what });
-    const reason = failure instanceof PullRequestError && failure.kind === PULL_REQUEST_FAILURE.missingPermission
-        ? 'the token lacks the permission (`pull-requests: write`, and `issues: write` for labels and assignees)'
-        : errorText(error).split('\n').pop();
-    return `Could not ${what} ${names.join(', ')} on the pull request: ${reason}`;
-}
-function clean(list) {
-    return [...new Set((list ?? []).map(s => s.trim().replace(/^@/, '')).filter(Boolean))];
-}
-/**
- * Cuts a body to GitHub's limit, at a line break when one is near, closes a code block left open, and says so
- * at the end. Bodies within the limit come back unchanged.
- */
-function truncateBody(body, max = MAX_PR_BODY_CHARS, note = `The description was cut to fit GitHub's limit of ${max.toLocaleString('en-US')} characters (it had ${body.length.toLocaleString('en-US')}).`) {
-    if (body.length <= max)
-        return body;
-    const suffix = `\n\n---\n> [!NOTE]\n> ${note}\n`;
-    const fence = '\n```';
-    let cut = body.slice(0, Math.max(0, max - suffix.length - fence.length));
-    const lastBreak = cut.lastIndexOf('\n');
-    if (lastBreak > cut.length - 2000 && lastBreak > 0)
-        cut = cut.slice(0, lastBreak);
-    // Never leave half a surrogate pair.
-    if (/[\uD800-\uDBFF]$/.test(cut))
-        cut = cut.slice(0, -1);
-    const fences = cut.match(/^\s*(```|~~~)/gm)?.length ?? 0;
-    return cut + (fences % 2 === 1 ? fence : '') + suffix;
-}
-/**
- * Whether GitHub Actions may create pull requests in the repository (ACTIONS_PULL_REQUEST_SETTING), or why that
- * cannot be known: a token that may not read the setting (403, 404: a fine-grained token without
- * Administration: read) or no answer from GitHub.
- */
-async function actionsMayCreatePullRequests(octokit, repo) {
-    try {
-        const { data } = await octokit.rest.actions.getGithubActionsDefaultWorkflowPermissionsRepository(repo);
-        return { allowed: data.can_approve_pull_request_reviews };
-    }
-    catch (error) {
-        const status = statusOf(error);
-        return { unknown: status !== undefined ? `HTTP ${status}` : errorText(error).split('\n')[0] };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/action/delivery-decision.ts
-function decideDelivery(facts) {
-    const { pr, success, branch } = facts;
-    if (facts.stopReason === 'already_green')
-        return {
-            push: false,
-            skipped: 'every gate passed before any agent ran, so there was nothing to do and nothing was pushed'
-        };
-    // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
-    if (pr !== undefined && !success)
-        return {
-            push: false,
-            skipped: `the gates did not pass, so nothing was pushed onto pull request #${pr}'s branch (on-failure applies to the action's own branches only)`
-        };
-    if (pr !== undefined && facts.addedNoCommits)
-        return { push: false, skipped: `the loop added no commits, so pull request #${pr} is left as it was` };
-    // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
-    const wantPush = success ? facts.openPr : facts.onFailure !== 'none';
-    const wantPr = success ? facts.openPr : facts.onFailure === 'draft-pr';
-    if (!wantPush)
-        return {
-            push: false,
-            skipped: success
-                ? `open-pr is false, so nothing was pushed: the work is on the local branch ${branch} and in the run record`
-                : 'on-failure is none, so nothing was pushed: the work is on the local branch and in the run record'
-        };
-    return {
-        push: true,
-        pullRequest: !wantPr ? 'none' : pr !== undefined ? 'onto-pr' : 'open',
-        draft: facts.draft || !success
-    };
-}
-
-;// CONCATENATED MODULE: ./src/action/steps/deliver.ts
-// Step 5, deliver: what the inputs say to do with the work for this outcome (delivery-decision.ts, a pure
-// decision tested with a table), then the push and the pull request. Known failures come back as sentences with their fix (for
-// setFailed and the summary), never as stack traces. The checkout is given back whatever happened.
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
- * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
- */
-async function branchMovedDuringLoop(workTree, branch, result) {
-    const verified = [...result.iterations].reverse().find(it => it.treeHash)?.treeHash ?? result.start.tree;
-    if (!verified)
-        return undefined;
-    const tree = await new repo_GitRepo(workTree).exec(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{tree}`], { probe: true });
-    if (tree.stdout.trim() === verified)
-        return undefined;
-    return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`;
-}
-/** The delivered commit may change no protected path (the restore before each gate run guarantees it): the problem, if any. */
-async function protectedPathsDelivered(workTree, result) {
-    const base = result.start.commit;
-    if (!result.protected || !base)
-        return undefined;
-    const head = await new repo_GitRepo(workTree).commitOf('HEAD');
-    if (!head)
-        return undefined;
-    const changed = await protectedInCommit(workTree, base, head, result.protected.rules, result.protected.guardrails);
-    if (changed.length === 0)
-        return undefined;
-    return `the commit to deliver changes protected paths (${revertsLine(changed)}), so nothing was pushed`;
-}
-/**
- * Push and open or update the pull request, as the inputs say for this outcome. `head` is the commit to
- * deliver when it is not the work tree's HEAD (the deliver job of two-job mode, whose tree stays on the base).
- */
-async function deliverWork(prepared, result, head, decided) {
-    const { plan, workTree, branch, clients } = prepared;
-    const { inputs } = plan;
-    const delivery = {
-        branch: branch.branch,
-        pushed: false,
-        problems: [],
-        notes: [...(plan.trigger?.notes ?? [])]
-    };
-    const commit = head ?? (await new repo_GitRepo(workTree).commitOf('HEAD'));
-    if (commit)
-        delivery.commit = commit;
-    const decision = decided ??
-        decideDelivery({
-            stopReason: result.stopReason,
-            success: result.success,
-            ...(plan.pr ? { pr: plan.pr.number } : {}),
-            addedNoCommits: commit !== undefined && commit === branch.remoteSha,
-            openPr: inputs.openPr,
-            onFailure: inputs.onFailure,
-            draft: inputs.draft,
-            branch: branch.branch
-        });
-    if (!decision.push) {
-        delivery.skipped = decision.skipped;
-        return delivery;
-    }
-    // Verified on a clean checkout (loop/verify.ts): exactly that commit is pushed, and only while HEAD is it.
-    const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined;
-    if (result.success && verified !== undefined && commit !== verified) {
-        delivery.problems.push(`${branch.branch} is at ${commit?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout: nothing was pushed`);
-        return delivery;
-    }
-    if (!(await hasDiff(workTree, branch.baseSha, commit))) {
-        delivery.skipped = `the loop left no change against ${branch.base}, so there is nothing to push and no pull request`;
-        core/* info */.pq(`Branch ${branch.branch} has no change against ${branch.base}: nothing to push.`);
-        return delivery;
-    }
-    const token = inputs.pushToken ?? inputs.githubToken;
-    const serverUrl = plan.context.serverUrl;
-    const repository = `${plan.context.repo.owner}/${plan.context.repo.repo}`;
-    core/* startGroup */.Oh(`Pushing ${branch.branch}`);
-    try {
-        const timing = retryTiming();
-        const pushed = await pushWithRetry(workTree, {
-            branch: branch.branch,
-            remote: REMOTE,
-            token,
-            serverUrl,
-            repository,
-            leaseSha: branch.remoteSha,
-            ...(result.success && verified !== undefined ? { ref: verified } : head ? { ref: head } : {}),
-            stallSeconds: timing.pushStallSeconds,
-            log: message => core/* info */.pq(message)
-        }, {
-            attempts: 3,
-            waitMs: attempt => backoffMs(timing, attempt + 1),
-            ...(clients.budget.deadline !== undefined ? { deadline: clients.budget.deadline } : {})
-        });
-        if (!pushed.pushed) {
-            const failure = pushed.error;
-            delivery.problems.push(failure?.message ?? `the push of ${branch.branch} failed`);
-            if (failure?.detail)
-                core/* info */.pq(failure.detail);
-            if (failure?.kind === PUSH_FAILURE.workflowsPermission) {
-                const patch = await formatPatch(workTree, branch.baseSha, commit);
-                const file = external_node_path_default().join(plan.config.recordDir, 'ralph.patch');
-                (0,external_node_fs_.writeFileSync)(file, patch);
-                delivery.patch = { file: 'ralph.patch', text: patch };
-            }
-            return delivery;
-        }
-        delivery.pushed = true;
-        delivery.commit = pushed.sha;
-    }
-    finally {
-        core/* endGroup */.N4();
-    }
-    if (decision.pullRequest === 'none')
-        return delivery;
-    if (decision.pullRequest === 'onto-pr' && plan.pr) {
-        // Its title, description, labels and reviewers are its author's: the push is the update, and the
-        // tracking comment on it says what the loop did.
-        const { owner, repo } = plan.context.repo;
-        const url = `${plan.context.serverUrl}/${owner}/${repo}/pull/${plan.pr.number}`;
-        delivery.pullRequest = { number: plan.pr.number, url, operation: 'updated' };
-        if (inputs.pushToken === undefined)
-            delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
-        core/* info */.pq(`Pushed onto pull request #${plan.pr.number}'s branch; its title and description are left as they are: ${url}`);
-        return delivery;
-    }
-    if (inputs.pushToken === undefined)
-        delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
-    const text = pullRequestText({
-        status: result,
-        task: plan.task,
-        links: { run: plan.context.runUrl, artifactName: plan.artifactName },
-        base: branch.base,
-        delivery
-    }, {
-        ...(inputs.prTitle !== undefined ? { title: inputs.prTitle } : {}),
-        ...(plan.closes !== undefined ? { closes: plan.closes } : {}),
-        ...(plan.trigger?.proposeTo
-            ? {
-                note: `Proposed for pull request #${plan.trigger.proposeTo.number}: ${plan.trigger.proposeTo.reason}.`
-            }
-            : {}),
-        failing: !result.success
-    });
-    core/* startGroup */.Oh('Opening or updating the pull request');
-    try {
-        const octokit = await clients.delivery();
-        const pr = await openOrUpdatePullRequest(octokit, {
-            owner: plan.context.repo.owner,
-            repo: plan.context.repo.repo,
-            head: branch.branch,
-            base: branch.base,
-            title: text.title,
-            body: text.body,
-            draft: decision.draft,
-            labels: inputs.labels,
-            reviewers: inputs.reviewers,
-            assignees: inputs.assignees,
-            ownedBy: await clients.deliveryActor(),
-            log: message => core/* info */.pq(message)
-        });
-        delivery.pullRequest = { number: pr.number, url: pr.url, operation: pr.operation };
-        for (const warning of pr.warnings) {
-            core/* warning */.$e(warning);
-            delivery.notes.push(warning);
-        }
-        core/* info */.pq(`Pull request #${pr.number} ${pr.operation}: ${pr.url}`);
-    }
-    catch (error) {
-        delivery.problems.push(error.message);
-    }
-    finally {
-        core/* endGroup */.N4();
-    }
-    return delivery;
-}
-/**
- * Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. `decided`
- * overrides what the inputs would decide (a loop that goes on in another run pushes, and opens no PR).
- */
-async function deliver(prepared, result, cancelled, decided) {
-    const { workTree, branch, identity } = prepared;
-    let delivery;
-    if (cancelled)
-        delivery = undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was pushed' });
-    else {
-        const moved = await branchMovedDuringLoop(workTree, branch.branch, result);
-        try {
-            if (moved)
-                throw new Error(moved);
-            const touched = await protectedPathsDelivered(workTree, result);
-            if (touched)
-                throw new Error(touched);
-            delivery = await deliverWork(prepared, result, undefined, decided);
-        }
-        catch (error) {
-            delivery = undelivered(branch.branch, { problem: `delivery failed: ${error.message}` });
-        }
-    }
-    await restoreIdentity(identity);
-    await restoreCheckout(workTree, branch);
-    return delivery;
-}
-
-// EXTERNAL MODULE: external "node:stream"
-var external_node_stream_ = __nccwpck_require__(57075);
-;// CONCATENATED MODULE: external "node:stream/promises"
-const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
-;// CONCATENATED MODULE: ./src/github/artifacts.ts
-// The run record (progress.md, status.json, logs/) uploaded as one artifact, and artifacts downloaded and
-// unpacked with bounds. @actions/artifact is imported only here and only when an upload happens: it is most of
-// the bundle and ~250 ms of start-up. A download is ours (the signed URL, then a streaming unzip), not the
-// library's: the library unpacks whatever the zip holds, however large, before any check.
-
-
-
-
-
-/** Every file under `dir`, absolute, skipping status.json's in-flight temp files. */
-function recordFiles(dir) {
-    const files = [];
-    const walk = (folder) => {
-        for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
-            const full = external_node_path_default().join(folder, entry.name);
-            if (entry.isDirectory())
-                walk(full);
-            else if (entry.isFile() && !entry.name.endsWith('.tmp'))
-                files.push(full);
-        }
-    };
-    walk(dir);
-    return files.sort();
-}
-/** A name the artifact service accepts: no " : < > | * ? \ / or control characters. */
-function safeArtifactName(name) {
-    // eslint-disable-next-line no-control-regex
-    return name.replace(/["<>|*?:\\/\x00-\x1f]+/g, '-');
-}
-/**
- * Uploads the record folder as artifact `name`. Throws when the service refuses it (the caller turns that
- * into a warning: a lost upload must not fail a run that did its work).
- */
-async function uploadRecord(dir, name, options = {}) {
-    (0,external_node_fs_.statSync)(dir);
-    const files = recordFiles(dir);
-    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(580), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
-    const client = new DefaultArtifactClient();
-    const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
-        ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
-        // Logs compress well; the default level is a good trade for text.
-        compressionLevel: 6
-    });
-    return {
-        ...(uploaded.id !== undefined ? { id: uploaded.id } : {}),
-        ...(uploaded.size !== undefined ? { size: uploaded.size } : {}),
-        name: safeArtifactName(name),
-        files: files.length
-    };
-}
-const inMegabytes = (bytes) => `${Math.round(bytes / (1024 * 1024))} MB`;
-/** An entry's name as a log line may show it: the zip's, so printable ASCII only, and short. */
-const shown = (name) => JSON.stringify((name ?? '').slice(0, 100).replace(/[^\x20-\x7e]/g, '?'));
-/** An artifact refused by its rules: nothing of it is left written. */
-class UnpackRefused extends Error {
-    why;
-    entry;
-    limit;
-    name = 'UnpackRefused';
-    constructor(why, 
-    /** The entry that broke the rule (for `total`, the one being unpacked then). */
-    entry, 
-    /** The bound broken, in bytes (entries, for `entries`). */
-    limit) {
-        super(why === 'unexpected'
-            ? `it holds ${shown(entry)}, which it never holds`
-            : why === 'twice'
-                ? `it holds ${shown(entry)} twice`
-                : why === 'entries'
-                    ? `it holds more than ${limit} entries`
-                    : why === 'entry'
-                        ? `${shown(entry)} unpacks to more than ${inMegabytes(limit)}`
-                        : `it unpacks to more than ${inMegabytes(limit)}`);
-        this.why = why;
-        this.entry = entry;
-        this.limit = limit;
-    }
-}
-/** A download that failed on the way (the connection, a 5xx, a stall): worth another try. */
-class InTransit extends Error {
-    name = 'InTransit';
-}
-/** An HTTP answer that is not the one asked for: in transit when a 5xx or a 429. */
-function httpStatus(status, what) {
-    const message = `${what} answered HTTP ${status}`;
-    return status >= 500 || status === 429 ? new InTransit(message) : new Error(message);
-}
-const TWIRP = 'twirp/github.actions.results.api.v1.ArtifactService';
-/** The run and job this job's runtime token names (its `Actions.Results:<run>:<job>` scope). */
-function backendIds(token) {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
-    for (const scope of String(payload.scp ?? '').split(' ')) {
-        const [name, run, job] = scope.split(':');
-        if (name === 'Actions.Results' && run && job)
-            return { run, job };
-    }
-    throw new Error('the runtime token names no workflow run');
-}
-/** fetch, its failures to get an answer made InTransit. */
-async function reach(url, init) {
-    try {
-        return await fetch(url, init);
-    }
-    catch (error) {
-        throw new InTransit(error.message, { cause: error });
-    }
-}
-/** One call of the artifact service (Twirp JSON, as @actions/artifact makes it), with this job's runtime token. */
-async function twirp(method, body, timing) {
-    const token = process.env.ACTIONS_RUNTIME_TOKEN ?? '';
-    const base = process.env.ACTIONS_RESULTS_URL;
-    if (!token || !base)
-        throw new Error('ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set');
-    const response = await reach(new URL(`/${TWIRP}/${method}`, base), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timing.requestTimeoutMs)
-    });
-    const text = await response.text().catch((error) => {
-        throw new InTransit(error.message);
-    });
-    if (!response.ok)
-        throw httpStatus(response.status, `the artifact service's ${method}`);
-    return JSON.parse(text);
-}
-/** A signed URL of this run's artifact `id`, from the artifact service. */
-async function signedUrlOfThisRun(id, timing) {
-    const own = backendIds(process.env.ACTIONS_RUNTIME_TOKEN ?? '');
-    const listed = await twirp('ListArtifacts', { workflow_run_backend_id: own.run, workflow_job_run_backend_id: own.job, id_filter: String(id) }, timing);
-    const artifact = (Array.isArray(listed.artifacts) ? listed.artifacts : [])[0];
-    if (!artifact)
-        throw new Error(`this run has no artifact ${id}`);
-    const signed = await twirp('GetSignedArtifactURL', {
-        workflow_run_backend_id: String(artifact.workflow_run_backend_id),
-        workflow_job_run_backend_id: String(artifact.workflow_job_run_backend_id),
-        name: String(artifact.name)
-    }, timing);
-    if (typeof signed.signed_url !== 'string')
-        throw new Error('the artifact service gave no download URL');
-    return signed.signed_url;
-}
-/** Where GitHub redirects the download of another run's artifact `id` (GET …/artifacts/{id}/zip). */
-async function signedUrlOfOtherRun(octokit, findBy, id) {
-    const { status, headers } = await octokit.request('GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', {
-        owner: findBy.repositoryOwner,
-        repo: findBy.repositoryName,
-        artifact_id: id,
-        archive_format: 'zip',
-        request: { redirect: 'manual' }
-    });
-    const location = headers.location;
-    if (Number(status) !== 302 || !location)
-        throw httpStatus(Number(status), `the download of artifact ${id}`);
-    return location;
-}
-/** Bytes through, refused past `limit`: the check runs on every chunk, before it goes on to be written. */
-function counted(limit, over, seen) {
-    return new external_node_stream_.Transform({
-        transform(chunk, _encoding, done) {
-            seen.bytes += chunk.length;
-            if (seen.bytes > limit)
-                done(over());
-            else
-                done(null, chunk);
-        }
-    });
-}
-/** Reads what it is given and keeps none of it. */
-const nowhere = () => new external_node_stream_.Writable({ write: (_chunk, _encoding, done) => done() });
-/** A new file for entry `name` inside `dir` (never an existing one, nor anything a link points to). */
-function fileFor(dir, name) {
-    const file = external_node_path_default().join(dir, name);
-    if (external_node_path_default().relative(dir, file).startsWith('..'))
-        throw new UnpackRefused('unexpected', name, 0);
-    (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(file), { recursive: true });
-    return (0,external_node_fs_.createWriteStream)(file, { flags: 'wx', mode: 0o600 });
-}
-/** Streams the zip at `url` into `dir` by `rules`; on a refusal or a failure, what was written is left to the caller. */
-async function unpack(url, dir, rules, timing) {
-    const { default: UnzipStream } = await __nccwpck_require__.e(/* import() */ 580).then(__nccwpck_require__.t.bind(__nccwpck_require__, 85580, 23));
-    const controller = new AbortController();
-    // A body that stops moving is cut off, as a request with no answer is.
-    const idle = setTimeout(() => controller.abort(new InTransit('the download stalled')), timing.requestTimeoutMs);
-    try {
-        const response = await reach(url, { signal: controller.signal });
-        if (!response.ok || !response.body)
-            throw httpStatus(response.status, 'the artifact store');
-        const source = external_node_stream_.Readable.fromWeb(response.body);
-        const zip = new UnzipStream();
-        // Which failed first, the download or the zip (each then fails the other with the same error).
-        let first;
-        source.on('data', () => idle.refresh());
-        source.on('error', () => (first ??= 'download'));
-        zip.on('error', () => (first ??= 'zip'));
-        let refused;
-        const refuse = (error) => {
-            refused ??= error;
-            zip.destroy(error);
-        };
-        const seen = new Set();
-        // Every entry's bytes, written or not, against the bound of all (one count: entries may overlap in flight).
-        const unpacked = { bytes: 0 };
-        const entries = [];
-        zip.on('entry', entry => {
-            const name = entry.path;
-            const most = entry.type === 'File' ? rules.most(name) : undefined;
-            const problem = seen.size >= rules.entries
-                ? new UnpackRefused('entries', name, rules.entries)
-                : seen.has(name)
-                    ? new UnpackRefused('twice', name, 0)
-                    : most === undefined && entry.type === 'File' && rules.strict
-                        ? new UnpackRefused('unexpected', name, 0)
-                        : // A header that says it is too big is believed; one that says it is small is not.
-                            most !== undefined && entry.size !== undefined && entry.size > most
-                                ? new UnpackRefused('entry', name, most)
-                                : undefined;
-            seen.add(name);
-            if (problem)
-                return refuse(problem);
-            const total = counted(rules.total, () => new UnpackRefused('total', name, rules.total), unpacked);
-            const done = most === undefined
-                ? (0,external_node_stream_promises_namespaceObject.pipeline)(entry, total, nowhere())
-                : (0,external_node_stream_promises_namespaceObject.pipeline)(entry, total, counted(most, () => new UnpackRefused('entry', name, most), { bytes: 0 }), fileFor(dir, name));
-            entries.push(done.catch((error) => refuse(error)));
-        });
-        // The zip is held to the bound too: a stored (uncompressed) entry weighs its bytes either way.
-        const zipped = counted(rules.total + 1024 * 1024, () => new UnpackRefused('total', undefined, rules.total), { bytes: 0 });
-        try {
-            await (0,external_node_stream_promises_namespaceObject.pipeline)(source, zipped, zip);
-            await Promise.all(entries);
-            if (refused)
-                throw refused;
-        }
-        catch (error) {
-            source.destroy();
-            const failure = refused ?? error;
-            if (failure instanceof UnpackRefused)
-                throw failure;
-            if (first === 'download')
-                throw new InTransit(failure.message, { cause: error });
-            throw new Error(`it is not a zip that can be read (${failure.message})`, { cause: error });
-        }
-    }
-    finally {
-        clearTimeout(idle);
-    }
-}
-/**
- * Downloads artifact `id` (this run's, or another run's through the REST API with `from`) and unpacks it into
- * `dir` by `rules`, streaming: nothing it may not hold is written, and it stops at the first bound broken
- * (UnpackRefused). A download that fails on the way is tried again from the start.
- */
-async function downloadInto(id, dir, rules, from) {
-    const timing = retryTiming();
-    const deadline = Date.now() + timing.boundMs;
-    (0,external_node_fs_.mkdirSync)(dir, { recursive: true });
-    // unzip-stream calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
-    const warned = process.noDeprecation;
-    process.noDeprecation = true;
-    try {
-        for (let attempt = 1;; attempt++) {
-            try {
-                const url = from
-                    ? await signedUrlOfOtherRun(from.octokit, from.findBy, id)
-                    : await signedUrlOfThisRun(id, timing);
-                return await unpack(url, dir, rules, timing);
-            }
-            catch (error) {
-                emptied(dir);
-                const wait = backoffMs(timing, attempt);
-                if (!(error instanceof InTransit) || !mayRetry(timing, { attempt, waitMs: wait, deadline }))
-                    throw error;
-                await sleep(wait);
-            }
-        }
-    }
-    finally {
-        process.noDeprecation = warned === true;
-    }
-}
-/** `dir`, made empty again. */
-function emptied(dir) {
-    for (const name of (0,external_node_fs_.readdirSync)(dir))
-        (0,external_node_fs_.rmSync)(external_node_path_default().join(dir, name), { recursive: true, force: true });
-}
-
-;// CONCATENATED MODULE: ./src/action/upload.ts
-// The run record as an artifact, from main at the end of a run, or from post when main was cancelled.
-
-
-
-/** Rejects after `ms`; the upload it races is left to end on its own (the step exits soon after). */
-function timeLimit(work, ms) {
-    let timer;
-    const late = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms);
-    });
-    // The race below reports the failure; this only keeps a late rejection after the time limit from going unhandled.
-    work.catch(() => undefined);
-    return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-/**
- * Uploads the record as an artifact, and once more under a fresh name when that fails (a half-made artifact
- * keeps its name taken); not at all, in one warning, where the job has no artifact service. A failure after that is a warning, never the step's: the loop did its work, and
- * the record is still on the runner.
- */
-async function uploadArtifact(recordDir, name, options = {}) {
-    // Without the runner's artifact service there is nothing to try, and nothing to try again.
-    const missing = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RESULTS_URL'].filter(v => !process.env[v]);
-    if (missing.length > 0) {
-        const message = `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set (a GitHub runner gives them to every step)`;
-        core/* warning */.$e(`The run record was not uploaded: ${message}; it is on the runner at ${recordDir}.`);
-        return { failed: message };
-    }
-    const timing = retryTiming();
-    let attemptName = name;
-    for (let attempt = 1;; attempt++) {
-        try {
-            const uploaded = await timeLimit(uploadRecord(recordDir, attemptName, { retentionDays: options.retentionDays }), timing.uploadTimeoutMs);
-            core/* info */.pq(`Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`);
-            return { uploaded };
-        }
-        catch (error) {
-            const message = error.message.split('\n')[0];
-            const late = options.deadline !== undefined && Date.now() > options.deadline;
-            if (attempt >= 2 || late) {
-                core/* warning */.$e(`The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`);
-                return { failed: message };
-            }
-            // A matrix or a re-run step can reuse a name within a run; a failed upload can leave it taken.
-            attemptName = `${name}-${Date.now().toString(36)}`;
-            core/* info */.pq(`The upload of ${name} failed (${message}); uploading it again as ${attemptName}.`);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/action/handover/format.ts
-// Two-job mode: the agent's job (`mode: agent`, read permissions only) hands its work over as a delivery
-// artifact, a git bundle of the loop's commits and the loop's result; the deliver job (`mode: deliver`, which
-// runs no agent) takes it over. Everything in the artifact is data from a job the agent ran in: the deliver job
-// decides the branch, the base, the trigger and what protects the repository itself, and checks the bundle
-// against them before anything of it is pushed.
-// This file is the manifest's format, read by both sides: pack.ts (the agent job's) and receive.ts (the deliver job's).
-
-
-const HANDOVER_FILE = 'delivery.json';
-const BUNDLE_FILE = 'delivery.bundle';
-/** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
-const MOST_HANDOVER_BYTES = 32 * 1024 * 1024;
-/** The most a delivery's bundle may weigh (or twice max-file-size, when more): the loop's new objects only. */
-const MOST_BUNDLE_BYTES = 256 * 1024 * 1024;
-/** What a delivery artifact may hold: its manifest and its bundle, each bounded, and nothing else. */
-function deliveryRules(maxFileBytes) {
-    const bundle = Math.max(MOST_BUNDLE_BYTES, 2 * maxFileBytes);
-    return {
-        most: name => (name === HANDOVER_FILE ? MOST_HANDOVER_BYTES : name === BUNDLE_FILE ? bundle : undefined),
-        total: MOST_HANDOVER_BYTES + bundle,
-        entries: 2,
-        strict: true
-    };
-}
-function triggerFacts(planned) {
-    const trigger = planned.plan.trigger;
-    return {
-        event: planned.context.eventName,
-        ...(trigger?.issueNumber !== undefined ? { issue: trigger.issueNumber } : {}),
-        ...(trigger?.commentId !== undefined ? { comment: trigger.commentId } : {}),
-        ...(planned.plan.pr ? { pullRequest: planned.plan.pr.number } : {}),
-        hunt: planned.hunt
-    };
-}
-const factsLine = (f) => [
-    f.event,
-    f.issue !== undefined ? `#${f.issue}` : undefined,
-    f.comment !== undefined ? `comment ${f.comment}` : undefined,
-    f.pullRequest !== undefined ? `pull request #${f.pullRequest}` : undefined,
-    f.hunt ? 'a hunt' : undefined
-]
-    .filter(Boolean)
-    .join(', ');
-/** `ralph-delivery-<ralph>-<run id>-<attempt>`. */
-function deliveryArtifactName(plan) {
-    return safeArtifactName(`ralph-delivery-${plan.ralph.name}-${plan.context.runId}-${plan.context.runAttempt}`);
-}
-const isText = (value) => typeof value === 'string' && value.length > 0;
-const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-/** A ralph, branch, repository or run as the manifest names it: nothing a log line or markdown could read as more. */
-const format_NAME = /^[A-Za-z0-9._/-]{1,200}$/;
-/** The manifest's shape, as far as the deliver job reads it: a one-line problem, or undefined. */
-function malformed(value) {
-    const h = value;
-    if (typeof h !== 'object' || h === null)
-        return 'it is not a JSON object';
-    if (h.version !== 1)
-        return `its version is ${JSON.stringify(h.version)}, not 1`;
-    for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'])
-        if (!isText(h[key]) || !format_NAME.test(h[key]))
-            return `${key} is missing or not a name`;
-    if (!isText(h.start) || !SHA.test(h.start))
-        return 'start is not a commit id';
-    if (h.head !== undefined && (!isText(h.head) || !SHA.test(h.head)))
-        return 'head is not a commit id';
-    const r = h.result;
-    if (typeof r !== 'object' || r === null)
-        return 'result is missing';
-    if (typeof r.success !== 'boolean' || !isText(r.stopReason) || !(r.stopReason in STOP_WORDS))
-        return 'result has no stop reason';
-    if (!Array.isArray(r.iterations) || typeof r.cost !== 'object' || r.cost === null)
-        return 'result has no iterations or cost';
-    if (!Number.isFinite(r.cost.totalUsd) || !Number.isFinite(r.durationMs))
-        return 'result has no cost or duration in numbers';
-    if (!r.iterations.every(it => typeof it === 'object' &&
-        it !== null &&
-        Number.isSafeInteger(it.iteration) &&
-        Number.isFinite(it.durationMs) &&
-        Array.isArray(it.checks)))
-        return 'result has an iteration that is not one';
-    if (!Array.isArray(h.notes))
-        return 'notes is missing';
-    const t = h.trigger;
-    if (typeof t !== 'object' || t === null || !isText(t.event) || typeof t.hunt !== 'boolean')
-        return 'trigger is missing';
-    for (const key of ['issue', 'comment', 'pullRequest'])
-        if (t[key] !== undefined && !Number.isSafeInteger(t[key]))
-            return `trigger.${key} is not a number`;
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/action/handover/pack.ts
-// Two-job mode, the agent job's side: the loop's commits as a git bundle and its result as delivery.json, uploaded
-// as the delivery artifact; this job writes nothing to GitHub.
-
-
-
-
-
-
-
-
-
-
-
-async function packHandover(prepared, result) {
-    const { plan, workTree, branch } = prepared;
-    const delivery = {
-        branch: branch.branch,
-        pushed: false,
-        problems: [],
-        notes: [...(plan.trigger?.notes ?? [])]
-    };
-    const head = await new repo_GitRepo(workTree).commitOf('HEAD');
-    const start = result.start.commit ?? branch.startSha;
-    if (head)
-        delivery.commit = head;
-    const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined;
-    const problem = (await branchMovedDuringLoop(workTree, branch.branch, result)) ??
-        (await protectedPathsDelivered(workTree, result)) ??
-        (result.success && verified !== undefined && head !== verified
-            ? `${branch.branch} is at ${head?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout`
-            : undefined);
-    if (problem) {
-        delivery.problems.push(`nothing was handed over: ${problem}`);
-        return { delivery };
-    }
-    const carries = head !== undefined && head !== start;
-    const handover = {
-        version: 1,
-        repository: `${plan.context.repo.owner}/${plan.context.repo.repo}`,
-        runId: String(plan.context.runId),
-        runAttempt: String(plan.context.runAttempt),
-        ralph: plan.ralph.name,
-        branch: branch.branch,
-        base: branch.base,
-        start,
-        ...(carries ? { head } : {}),
-        result,
-        record: plan.artifactName,
-        ...(carries ? {} : { skipped: `the loop made no commit on top of ${start.slice(0, 12)}` }),
-        notes: delivery.notes,
-        trigger: triggerFacts(prepared)
-    };
-    const dir = scratch('ralph-delivery-');
-    try {
-        if (carries)
-            await createBundle(workTree, external_node_path_default().join(dir, BUNDLE_FILE), branch.branch, start, head);
-        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, HANDOVER_FILE), JSON.stringify(handover, null, 2));
-        const upload = await uploadArtifact(dir, deliveryArtifactName(plan), {
-            retentionDays: plan.inputs.retentionDays ?? 1,
-            ...(prepared.clients.budget.deadline !== undefined
-                ? { deadline: prepared.clients.budget.deadline }
-                : {})
-        });
-        if ('failed' in upload) {
-            delivery.problems.push(`the delivery artifact could not be uploaded (${upload.failed})`);
-            return { delivery };
-        }
-        delivery.skipped = `this is the agent's job of two: the deliver job checks the work and delivers it (artifact ${upload.uploaded.name})`;
-        core/* info */.pq(`Handed over ${carries ? `${branch.branch} at ${head.slice(0, 12)}` : 'the run, with no commit,'} as artifact ${upload.uploaded.name}: the deliver job checks it and delivers it.`);
-        return { delivery, artifact: upload.uploaded.name };
-    }
-    finally {
-        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
-    }
-}
-/** `mode: agent`'s delivery: the handover (nothing when the run was cancelled), then the checkout given back. */
-async function handOver(prepared, result, cancelled) {
-    const { workTree, branch, identity } = prepared;
-    let handed;
-    if (cancelled)
-        handed = {
-            delivery: undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was handed over' })
-        };
-    else
-        try {
-            handed = await packHandover(prepared, result);
-        }
-        catch (error) {
-            handed = {
-                delivery: undelivered(branch.branch, { problem: `the handover failed: ${error.message}` })
-            };
-        }
-    await restoreIdentity(identity);
-    await restoreCheckout(workTree, branch);
-    return handed;
-}
-
 ;// CONCATENATED MODULE: ./src/ralph/installed.ts
 // The ralphs a comment or a label may name: those installed in the project (`.agents/ralphs/<name>/`).
 // Followed through symlinks, the folder, its RALPH.md and the guardrails file it reads must all stay inside
@@ -58981,17 +61510,17 @@ function ralphInProject(projectRoot, named) {
         dir = (0,external_node_fs_.realpathSync)(named);
         file = (0,external_node_fs_.realpathSync)(external_node_path_default().join(dir, RALPH_MARKER));
         if (!(0,external_node_fs_.statSync)(file).isFile())
-            return { problem: `${installed_shown(projectRoot, named)} holds no ${RALPH_MARKER}` };
+            return { problem: `${shown(projectRoot, named)} holds no ${RALPH_MARKER}` };
     }
     catch {
-        return { problem: `${installed_shown(projectRoot, named)} holds no ${RALPH_MARKER}` };
+        return { problem: `${shown(projectRoot, named)} holds no ${RALPH_MARKER}` };
     }
     const leaves = (what, real) => {
         const link = linkOnPath(projectRoot, what);
         return {
             problem: link
-                ? `${installed_shown(projectRoot, link)} is a link to ${real}, outside the project: a ralph's files must be the project's own`
-                : `${installed_shown(projectRoot, what)} is outside the project: a ralph's files must be the project's own`
+                ? `${shown(projectRoot, link)} is a link to ${real}, outside the project: a ralph's files must be the project's own`
+                : `${shown(projectRoot, what)} is outside the project: a ralph's files must be the project's own`
         };
     };
     if (!isInside(dir, root))
@@ -59003,7 +61532,7 @@ function ralphInProject(projectRoot, named) {
     const own = external_node_path_default().join(dir, RALPH_MARKER);
     if (isLink(own))
         return {
-            problem: `${installed_shown(projectRoot, external_node_path_default().join(named, RALPH_MARKER))} is a link to ${installed_shown(projectRoot, file)}: the action follows no link of the work tree, not even one inside the project; make it a regular file`
+            problem: `${shown(projectRoot, external_node_path_default().join(named, RALPH_MARKER))} is a link to ${shown(projectRoot, file)}: the action follows no link of the work tree, not even one inside the project; make it a regular file`
         };
     const guardrails = guardrailsOf(file);
     if (guardrails !== undefined) {
@@ -59016,11 +61545,11 @@ function ralphInProject(projectRoot, named) {
         }
         if (real !== undefined && !isInside(real, root))
             return {
-                problem: `${installed_shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
+                problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
             };
         if (real !== undefined && isLink(external_node_path_default().resolve(root, guardrails)))
             return {
-                problem: `${installed_shown(projectRoot, named)} reads its guardrails from ${guardrails}, a link to ${installed_shown(projectRoot, real)}: the action follows no link of the work tree, not even one inside the project; make it a regular file`
+                problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, a link to ${shown(projectRoot, real)}: the action follows no link of the work tree, not even one inside the project; make it a regular file`
             };
     }
     return { dir, file };
@@ -59126,7 +61655,7 @@ function linkOnPath(projectRoot, target) {
     return undefined;
 }
 /** A path for a message: relative to the project when inside it as named. */
-function installed_shown(projectRoot, p) {
+function shown(projectRoot, p) {
     const relative = external_node_path_default().relative(projectRoot, p);
     return relative && !relative.startsWith('..') && !external_node_path_default().isAbsolute(relative) ? relative : p;
 }
@@ -59137,6 +61666,17 @@ function isFileThrough(p) {
     catch {
         return false;
     }
+}
+
+;// CONCATENATED MODULE: ./src/trigger/quote.ts
+// Text from a payload, shown in a reply or a problem: one line, cut, in a code span it cannot leave.
+
+/** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
+const quote_quote = (text, max = 60) => code(safe(text, max));
+/** Text from a comment as one line, cut to `max`. */
+function safe(text, max = 60) {
+    const line = text.replace(/\s+/g, ' ');
+    return line.length > max ? `${line.slice(0, max - 3)}...` : line;
 }
 
 ;// CONCATENATED MODULE: ./src/trigger/sanitize.ts
@@ -59443,139 +61983,596 @@ function deliverTask(task, options) {
     const block = renderTaskBlock(task, { source: options.source, file: options.file });
     return { file: options.file, block, args: { task: block, task_file: options.file } };
 }
-const usesTask = (template) => [...template.matchAll(PLACEHOLDER_RE)].some(m => m[1] === 'args' && m[2] === 'task');
+const usesArg = (template, name = 'task') => [...template.matchAll(PLACEHOLDER_RE)].some(m => m[1] === 'args' && m[2] === name);
 /**
  * Whether a RALPH.md puts the task in its prompt (`{{ args.task }}` in the body, outside HTML comments).
  * When it does not, the issue's text reaches the agent only as the file: say so (action/plan.ts warns).
  */
-function ralphReadsTask(ralphText) {
-    return usesTask(promptTemplate(ralphText));
+function sanitize_ralphReadsTask(ralphText, name = 'task') {
+    return usesArg(promptTemplate(ralphText), name);
 }
 /**
  * A ralph-less run's prompt (the `prompt` input) with the task's placeholder at its end. The task itself
  * must never be spliced into the prompt text: that text is a template, and `{{ commands.x }}` in an issue
  * would be filled in. It goes in as the `task` arg, which is filled in one pass and never re-read.
  */
-function promptWithTask(prompt) {
-    return usesTask(prompt) ? prompt : `${prompt.replace(/\s+$/, '')}\n\n{{ args.task }}`;
+function promptWithTask(prompt, name = 'task') {
+    return usesArg(prompt, name) ? prompt : `${prompt.replace(/\s+$/, '')}\n\n{{ args.${name} }}`;
 }
 
-;// CONCATENATED MODULE: ./src/trigger/hunt.ts
+;// CONCATENATED MODULE: ./src/trigger/grammar.ts
+// The `/ralph` comment grammar: its first line, tokenised without a shell, names and arg names checked.
 
 
-/** A hunt: a run that no issue or pull request asked for (schedule, workflow_dispatch, push). */
-const isHunt = (trigger) => ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
-    trigger.issueNumber === undefined &&
-    trigger.pr === undefined;
-/** The branch a ralph's hunts work on: the action's default branch for a ralph. */
-const huntBranch = (ralphName) => `ralph/${ralphName}`;
-// Branches of `/ralph` runs on issues (and their own suffixed ones) are a person's request, not a hunt: not counted against the cap.
-const ISSUE_BRANCH = /^ralph\/issue-\d+(\.\d+)?$/;
-// How many suffixed branches (`<branch>.2`…) are tried past strangers' pull requests before giving up.
-const MAX_SUFFIX = 20;
-/** The open pull requests on `branch` (in this repository), newest first, split into the action's own and the others. */
-async function pullsOn(octokit, target, branch) {
-    const pulls = await octokit.paginate(octokit.rest.pulls.list, {
-        owner: target.owner,
-        repo: target.repo,
-        state: 'open',
-        // GitHub needs the owner: prefix, or it ignores the filter and lists every PR.
-        head: `${target.owner}:${branch}`,
-        per_page: 100
-    });
-    const onBranch = pulls
-        .filter(p => p.head.ref === branch && sameRepo(p.head.repo?.full_name, target))
-        .sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1));
-    const own = onBranch.find(p => isOwnWork(p, target.actor, PULL_REQUEST_MARKER));
-    const other = onBranch.find(p => !isOwnWork(p, target.actor, PULL_REQUEST_MARKER));
-    return { ...(own ? { own: toRalphPull(own) } : {}), ...(other ? { other: toRalphPull(other) } : {}) };
-}
-/** The open pull requests on this ralph's hunt branch: `own` the one the action opened, `other` one it did not. */
-function findOpenRalphPull(octokit, target) {
-    return pullsOn(octokit, target, target.branch ?? huntBranch(target.ralphName));
-}
+
+
+const COMMAND_USAGE = '/ralph [RALPH_NAME] [--arg value | --arg=value]… [-- free text]';
+const COMMAND_RE = /^\/ralph(?=\s|$)/i;
+// A value a command could read as an option (`--force`, `-rf`); negative numbers are values.
+const OPTION_LIKE = /^-(?!\d+(?:\.\d+)?$)/;
+const MAX_VALUE_CHARS = 1000;
 /**
- * The branch the action works on when it wants `wanted` (`ralph/<name>`, `ralph/issue-<N>`, `ralph/pr-<N>`):
- * `wanted` itself, unless an open pull request on it is a stranger's; then `<wanted>.2`, `.3`… (a dot, which
- * no ralph name holds). A stranger's pull request is never updated, pushed onto or continued: it is
- * answered in `strangers`, for the summary. `pull` is the action's own open pull request on the branch.
+ * Parses a comment body: only a comment whose very first characters are `/ralph` is a command, so what a
+ * reader sees first is the command: not after an empty line, white space, an invisible character or an
+ * HTML comment, and not indented into a code block. The first line is tokenised with shell-style quoting
+ * (Python's shlex rules, no expansion: `$(…)` and backticks are characters like any other).
  */
-async function ownBranch(octokit, target, wanted) {
-    const strangers = [];
-    for (let n = 1; n <= MAX_SUFFIX; n++) {
-        const branch = n === 1 ? wanted : `${wanted}.${n}`;
-        const { own, other } = await pullsOn(octokit, target, branch);
-        // The action's own pull request wins: a stranger's beside it on the same head is left alone.
-        if (own)
-            return { branch, pull: own, strangers };
-        if (!other)
-            return { branch, strangers };
-        strangers.push(other);
-    }
-    throw new Error(`${wanted} and ${MAX_SUFFIX - 1} suffixed branches all carry pull requests this action did not open: close some of them`);
-}
-/** What the summary says of strangers' pull requests that a run's branch was moved away from. */
-function strangersNote(wanted, branch, strangers) {
-    if (strangers.length === 0)
-        return undefined;
-    const list = strangers.map(p => `#${p.number} (${p.headRef})`).join(', ');
-    return `${wanted} carries a pull request this action did not open (${list}): it was left as it is, and the loop works on ${branch} instead`;
-}
-/** Every open pull request of a hunt in the repository that the action opened (same-repository heads under `ralph/`). */
-async function openHuntPulls(octokit, target) {
-    const pulls = await octokit.paginate(octokit.rest.pulls.list, {
-        owner: target.owner,
-        repo: target.repo,
-        state: 'open',
-        per_page: 100
-    });
-    return pulls
-        .filter(p => p.head.ref.startsWith('ralph/') &&
-        !ISSUE_BRANCH.test(p.head.ref) &&
-        sameRepo(p.head.repo?.full_name, target) &&
-        isOwnWork(p, target.actor, PULL_REQUEST_MARKER))
-        .map(toRalphPull);
-}
-/**
- * What tonight's hunt does: continue its open PR, start a new branch, or stop at the cap. `maxOpenPrs`
- * undefined = no cap. Continuing never counts against the cap (it opens nothing). A stranger's pull request
- * on the hunt's branch moves the hunt to a branch of its own (ownBranch).
- */
-async function planHunt(octokit, target) {
-    const { branch, pull, strangers } = await ownBranch(octokit, target, target.branch ?? huntBranch(target.ralphName));
-    if (pull)
-        return { kind: 'continue', branch: pull.headRef, pull, strangers };
-    if (target.maxOpenPrs === undefined)
-        return { kind: 'new', branch, strangers };
-    const open = await openHuntPulls(octokit, target);
-    if (open.length >= target.maxOpenPrs)
+function parseRalphCommand(body) {
+    if (!COMMAND_RE.test(body))
+        return { kind: 'none' };
+    // The command is the first line as posted, read before anything is sanitised or cut; the rest is free
+    // text, sanitised with the task once the actor has been checked (composeTask).
+    const end = body.search(/[\r\n]/);
+    const raw = end < 0 ? body : body.slice(0, end);
+    const rest = end < 0 ? '' : body.slice(end + 1).trim();
+    const hidden = hiddenOnCommandLine(raw);
+    if (hidden)
         return {
-            kind: 'capped',
-            reason: `${open.length} hunt pull request${open.length === 1 ? ' is' : 's are'} open ` +
-                `(${open.map(p => `#${p.number}`).join(', ') || 'none'}) and max-open-prs is ${target.maxOpenPrs}: ` +
-                `review or close one to let ${target.ralphName} open another`,
-            openPulls: open
+            kind: 'invalid',
+            problem: `the command line holds ${hidden}, so what would run is not what a reader sees: write it again in plain text`
         };
-    return { kind: 'new', branch, openPulls: open.length, strangers };
+    const first = sanitizeText(raw, { singleLine: true, maxChars: Number.MAX_SAFE_INTEGER });
+    const m = COMMAND_RE.exec(first);
+    if (!m)
+        return { kind: 'none' };
+    const [head, tail] = splitAtDoubleDash(first.slice(m[0].length));
+    let tokens;
+    try {
+        tokens = shlex_shlexSplit(head);
+    }
+    catch (error) {
+        const why = error instanceof ShlexError ? error.message.toLowerCase() : String(error);
+        return { kind: 'invalid', problem: `the command line could not be read (${why}): close every quote` };
+    }
+    const args = Object.create(null);
+    let name;
+    for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i];
+        if (token.startsWith('--')) {
+            const eq = token.indexOf('=');
+            const argName = eq < 0 ? token.slice(2) : token.slice(2, eq);
+            let value;
+            if (eq >= 0)
+                value = token.slice(eq + 1);
+            else if (i + 1 < tokens.length && !tokens[i + 1].startsWith('--'))
+                value = tokens[++i];
+            else
+                return { kind: 'invalid', problem: `${quote_quote(token)} needs a value: write --${safe(argName)} VALUE` };
+            if (!NAME_RE.test(argName))
+                return {
+                    kind: 'invalid',
+                    problem: `${quote_quote(`--${argName}`)} is not an arg name: use letters, digits, - and _`
+                };
+            if (RESERVED_ARGS.includes(argName))
+                return {
+                    kind: 'invalid',
+                    problem: `${quote_quote(`--${argName}`)} is set by the action: put the task after --`
+                };
+            if (Object.hasOwn(args, argName))
+                return { kind: 'invalid', problem: `${quote_quote(`--${argName}`)} is given twice` };
+            if (OPTION_LIKE.test(value))
+                return {
+                    kind: 'invalid',
+                    problem: `the value of ${quote_quote(`--${argName}`)} starts with -, so a command could read it as an option`
+                };
+            if (value.length > MAX_VALUE_CHARS)
+                return {
+                    kind: 'invalid',
+                    problem: `the value of ${quote_quote(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
+                };
+            args[argName] = value;
+            continue;
+        }
+        if (token.startsWith('-'))
+            return { kind: 'invalid', problem: `${quote_quote(token)} is not understood: args are --name value` };
+        if (i === 0) {
+            if (!NAME_RE.test(token))
+                return {
+                    kind: 'invalid',
+                    problem: `${quote_quote(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
+                };
+            name = token;
+            continue;
+        }
+        return {
+            kind: 'invalid',
+            problem: `${quote_quote(token)} is not understood: give args as --name value, and free text after --`
+        };
+    }
+    const freeText = [tail?.trim() ?? '', rest].filter(Boolean).join('\n\n');
+    return { kind: 'command', ...(name !== undefined ? { name } : {}), args: { ...args }, freeText };
 }
-function sameRepo(fullName, target) {
-    return (fullName ?? '').toLowerCase() === `${target.owner}/${target.repo}`.toLowerCase();
+/** Splits at the first stand-alone `--` outside quotes; the tail is kept verbatim (it is free text). */
+function splitAtDoubleDash(line) {
+    let quote;
+    for (let i = 0; i < line.length; i++) {
+        const ch = line[i];
+        if (quote) {
+            if (ch === '\\' && quote === '"')
+                i++;
+            else if (ch === quote)
+                quote = undefined;
+            continue;
+        }
+        if (ch === '\\') {
+            i++;
+            continue;
+        }
+        if (ch === '"' || ch === "'") {
+            quote = ch;
+            continue;
+        }
+        const wordStart = i === 0 || /\s/.test(line[i - 1]);
+        if (wordStart && line.startsWith('--', i) && (i + 2 === line.length || /\s/.test(line[i + 2])))
+            return [line.slice(0, i), line.slice(i + 2)];
+    }
+    return [line, undefined];
 }
-function toRalphPull(p) {
+
+;// CONCATENATED MODULE: ./src/trigger/permissions.ts
+// Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
+// not a GitHub account, and must not reach a URL path unchecked.
+/** A person's login (a bot's ends in [bot]). */
+const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/;
+const BOT_LOGIN = /^[A-Za-z0-9-]{1,39}\[bot\]$/;
+// Role names that are not enough, whatever the legacy field says.
+const TOO_LOW = new Set(['read', 'triage', 'none']);
+/** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
+async function checkActor(octokit, query) {
+    const { owner, repo, login } = query;
+    const refuse = (reason, unknown = false) => ({
+        allowed: false,
+        login,
+        reason,
+        ...(unknown ? { unknown: true } : {})
+    });
+    if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
+        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
+    let type;
+    try {
+        const { data } = await octokit.rest.users.getByUsername({ username: login });
+        type = data.type;
+    }
+    catch (error) {
+        return permissions_statusOf(error) === 404
+            ? refuse(`${permissions_describe(login)} is not a GitHub account`)
+            : refuse(couldNotCheck(login, error), true);
+    }
+    if (type === 'Bot') {
+        if (isAllowedBot(login, query.allowedBots ?? []))
+            return { allowed: true, login, role: 'allowed-bot', type };
+        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
+            `them in the allowed-bots input`);
+    }
+    if (type !== 'User')
+        return refuse(type
+            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
+            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
+    // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
+    if (!USER_LOGIN.test(login))
+        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
+    let permission;
+    let roleName;
+    try {
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
+        permission = data.permission;
+        roleName = data.role_name || undefined;
+    }
+    catch (error) {
+        return permissions_statusOf(error) === 404
+            ? refuse(`${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`)
+            : refuse(couldNotCheck(login, error), true);
+    }
+    // The legacy field reports maintain as write and triage as read; a custom role reports its base role
+    // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
+    const legacy = permission.toLowerCase();
+    const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
+    const role = roleName ?? permission;
+    if (!enough)
+        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
+    return { allowed: true, login, role, type: 'User' };
+}
+/** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
+function isAllowedBot(login, allowedBots) {
+    const bare = (name) => name
+        .trim()
+        .toLowerCase()
+        .replace(/\[bot\]$/, '');
+    const wanted = bare(login);
+    return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
+}
+/**
+ * Why an event's sender may not start a loop because it is a bot the workflow does not name in allowed-bots,
+ * or undefined. Read from the payload (GitHub writes `sender`), for the events that start a loop with no
+ * permission check (push, workflow_dispatch, schedule, …): bots never drive the action unless named.
+ */
+function unnamedBotSender(what, sender, allowedBots = []) {
+    if (!sender)
+        return undefined;
+    const bot = sender.type.toLowerCase() === 'bot' || /\[bot\]$/i.test(sender.login);
+    if (!bot || isAllowedBot(sender.login, allowedBots))
+        return undefined;
+    return `${what} was sent by ${permissions_describe(sender.login)}, a bot (a GitHub App), and bots may start a loop only when the workflow names them in the allowed-bots input`;
+}
+/** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
+function permissions_describe(login) {
+    const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
+    return `\`${clean.replace(/`/g, "'")}\``;
+}
+function permissions_statusOf(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+/** The check itself failed: said as such, with GitHub's answer, or that none came (no status is made up). */
+function couldNotCheck(login, error) {
+    const answered = error?.response !== undefined;
+    return answered
+        ? `could not check whether ${permissions_describe(login)} may start a loop: the GitHub API answered ${permissions_messageOf(error)}`
+        : `could not check whether ${permissions_describe(login)} may start a loop: the GitHub API did not answer (${permissions_firstLine(rootCause(error))})`;
+}
+const permissions_firstLine = (error) => error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
+/** What failed underneath a request error (`connect ECONNREFUSED …`, `getaddrinfo ENOTFOUND …`). */
+function rootCause(error) {
+    let cause = error;
+    for (let depth = 0; depth < 5 && cause?.cause !== undefined; depth++)
+        cause = cause.cause;
+    return cause;
+}
+function permissions_messageOf(error) {
+    const status = permissions_statusOf(error);
+    return status ? `HTTP ${status}: ${permissions_firstLine(error)}` : permissions_firstLine(error);
+}
+
+;// CONCATENATED MODULE: ./src/trigger/replies.ts
+// What the action says on an issue when it will not run: a refusal with its reason, the usage, and the
+// reply when a loop could not start. Text from the payload is shown only in code spans it cannot leave.
+
+
+
+
+/** A marker in every refusal reply, so the action's own replies can be told apart. */
+const REFUSAL_MARKER = '<!-- ralph-action:refusal -->';
+/** `@login` for a person's login; undefined for anything else (a bot's, or text from a payload). */
+const mention = (login) => (USER_LOGIN.test(login) ? `@${login}` : undefined);
+function refusalReply(to, reason, extra) {
+    const who = mention(to) ?? quote_quote(to);
+    return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n');
+}
+/**
+ * The reply when a request passed every check but the loop could not start: the workflow's or the ralph's
+ * problem (one line, as the step's failure says it), not the requester's.
+ */
+function startFailureReply(to, problem, runUrl) {
+    const at = to !== undefined ? mention(to) : undefined;
+    const who = at ? `${at}, ` : '';
+    return [
+        REFUSAL_MARKER,
+        `${who}the ralph loop could not start: ${quote_quote(problem, 300)}`,
+        `This is a problem in the workflow or the ralph, not in your request: [the run](${runUrl}) says more.`
+    ].join('\n\n');
+}
+function usage(available) {
+    const list = available.length
+        ? `Available ralphs: ${available.map(name => quote_quote(name)).join(', ')}.`
+        : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`;
+    return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`;
+}
+
+;// CONCATENATED MODULE: ./src/trigger/pull-branch.ts
+
+
+
+/** The branch a loop proposes from when a pull request's own branch is not to be pushed onto. */
+const proposalBranch = (number) => `ralph/pr-${number}`;
+/**
+ * Push onto the head branch only when all hold: it is not the default branch, no protection rule covers
+ * it, and its pull request's author may write to the repository (so the branch is theirs), or the pull
+ * request is the action's own. Each answer costs up to four reads; an API failure is a problem, never a yes.
+ */
+async function workBranchFor(octokit, pull, options) {
+    const repo = { owner: pull.owner, repo: pull.repo };
+    const propose = (why) => ({
+        kind: 'propose',
+        branch: proposalBranch(pull.number),
+        reason: `pull request #${pull.number}'s branch '${pull.headRef}' ${why}, so the loop works on ${proposalBranch(pull.number)} and proposes its work as a pull request into '${pull.headRef}'`
+    });
+    try {
+        const { data } = await octokit.rest.repos.get(repo);
+        if (data.default_branch === pull.headRef)
+            return propose('is the default branch');
+        const tip = await branchTip(octokit, repo, pull.headRef);
+        if (!tip)
+            return {
+                kind: 'problem',
+                problem: `pull request #${pull.number}'s branch '${pull.headRef}' no longer exists`
+            };
+        if (tip.protected)
+            return propose('is protected');
+    }
+    catch (error) {
+        const status = error.status;
+        return {
+            kind: 'problem',
+            problem: `pull request #${pull.number}'s branch '${pull.headRef}' could not be read${status ? ` (HTTP ${status})` : ''}`
+        };
+    }
+    if (options.actor &&
+        isOwnWork({ user: pull.author, body: pull.body }, await options.actor(), options.marker))
+        return { kind: 'push-onto' };
+    const author = await checkActor(octokit, { ...repo, login: pull.author.login, allowedBots: [] });
+    if (author.allowed)
+        return { kind: 'push-onto' };
+    return propose(`is not known to be its author's (${author.login} is not a person with write access to ${pull.owner}/${pull.repo})`);
+}
+/** The pull request a `/ralph` comment was written on, read now: it must be open and not from a fork. */
+async function sameRepoPull(octokit, settings, number) {
+    let pull;
+    try {
+        pull = (await octokit.rest.pulls.get({ owner: settings.owner, repo: settings.repo, pull_number: number }))
+            .data;
+    }
+    catch (error) {
+        const status = error.status;
+        return { problem: `pull request #${number} could not be read${status ? ` (HTTP ${status})` : ''}` };
+    }
+    const full = `${settings.owner}/${settings.repo}`.toLowerCase();
+    const headRepo = pull.head.repo?.full_name;
+    if (!headRepo || headRepo.toLowerCase() !== full)
+        return {
+            problem: `pull request #${number} comes from a fork (${headRepo ?? 'a deleted repository'}); a loop runs only ` +
+                `on a branch of ${settings.owner}/${settings.repo}, never on code from a fork with this repository's tokens`
+        };
+    if (pull.state !== 'open')
+        return { problem: `pull request #${number} is ${pull.merged ? 'merged' : 'closed'}` };
     return {
-        number: p.number,
-        url: p.html_url,
-        headRef: p.head.ref,
-        headSha: p.head.sha,
-        baseRef: p.base.ref,
-        title: p.title,
-        updatedAt: p.updated_at
+        number,
+        headRef: pull.head.ref,
+        headSha: pull.head.sha,
+        baseRef: pull.base.ref,
+        sameRepo: true,
+        author: { login: pull.user.login, type: pull.user.type },
+        body: pull.body ?? ''
     };
+}
+/**
+ * Where the work on a same-repository pull request goes: onto its branch when that is its author's to give,
+ * else onto `ralph/pr-<N>`, proposed into its branch (workBranchFor decides).
+ */
+async function placeWork(octokit, settings, pull) {
+    const { author, body, ...pr } = pull;
+    const where = await workBranchFor(octokit, { owner: settings.owner, repo: settings.repo, number: pr.number, headRef: pr.headRef, author, body }, { marker: PULL_REQUEST_MARKER, ...(settings.delivery ? { actor: settings.delivery.actor } : {}) });
+    if (where.kind === 'problem')
+        return { problem: where.problem };
+    if (where.kind === 'push-onto')
+        return { pr, branch: pr.headRef };
+    return {
+        proposeTo: { number: pr.number, headRef: pr.headRef, reason: where.reason },
+        branch: where.branch,
+        base: pr.headRef
+    };
+}
+
+;// CONCATENATED MODULE: ./src/trigger/fix-rounds.ts
+
+
+
+
+
+
+/** max-fix-rounds when the workflow gives none. */
+const DEFAULT_MAX_FIX_ROUNDS = 3;
+/** A round's settings from the workflow's: the defaults filled in; undefined without an account to comment as. */
+function roundSettings(settings) {
+    const commenter = settings.commenter ?? settings.reporter;
+    if (!commenter)
+        return undefined;
+    return {
+        ...settings,
+        commenter,
+        maxFixRounds: settings.maxFixRounds ?? DEFAULT_MAX_FIX_ROUNDS,
+        ciFix: settings.ciFix ?? []
+    };
+}
+const ROUND_MARKER_RE = /<!-- ralph-action:fix-round key=((?:review|ci)-[0-9a-f]+) -->/;
+const CAP_MARKER = '<!-- ralph-action:fix-rounds-cap -->';
+/** The hidden line a round's summary comment carries: the round counts, and its request is answered. */
+const roundMarker = (round) => `<!-- ralph-action:fix-round key=${round.key} -->`;
+/** The marker key of a review (answered once per review, however often it is delivered). */
+const reviewKey = (reviewId) => `review-${reviewId}`;
+/** The marker key of a CI failure: one round per commit, whichever workflows (and attempts) fail on it. */
+const ciKey = (headSha) => `ci-${headSha.toLowerCase()}`;
+/** Reads the rounds from a pull request's comments: only those the action's commenting account wrote count. */
+function readRounds(comments, commenter) {
+    const ledger = { answered: new Set(), capSaid: false };
+    for (const comment of comments) {
+        if (!isTokenActor(comment.user, commenter))
+            continue;
+        const body = comment.body ?? '';
+        const key = ROUND_MARKER_RE.exec(body)?.[1];
+        if (key)
+            ledger.answered.add(key);
+        if (body.includes(CAP_MARKER))
+            ledger.capSaid = true;
+    }
+    return ledger;
+}
+/**
+ * Whether a round for `key` may start: not when it was answered already (a re-delivered review, a second
+ * workflow failing on the same commit), nor at the cap, which is said once on the pull request, then quietly.
+ */
+function roundAllowed(ledger, request) {
+    if (ledger.answered.has(request.key))
+        return {
+            kind: 'skip',
+            reason: `${request.what} was answered already (its round's comment is on pull request #${request.pullNumber})`
+        };
+    const done = ledger.answered.size;
+    if (done < request.max)
+        return { number: done + 1 };
+    const reason = `pull request #${request.pullNumber} has had ${done} review and CI round${done === 1 ? '' : 's'}, and max-fix-rounds is ${request.max}`;
+    if (ledger.capSaid)
+        return { kind: 'skip', reason: `${reason} (said on the pull request already)` };
+    return {
+        kind: 'refuse',
+        reason,
+        reply: capNotice(request.max, done),
+        issueNumber: request.pullNumber
+    };
+}
+/** The round goes onto the pull request's own branch; a branch the action may not push onto runs nothing. */
+function branchVerdict(branch, pullNumber) {
+    if (branch.kind === 'push-onto')
+        return undefined;
+    if (branch.kind === 'problem')
+        return { kind: 'refuse', reason: branch.problem, unchecked: true };
+    return {
+        kind: 'refuse',
+        reason: `${branch.reason}; a round updates the action's pull request and never opens a second one, so none runs on #${pullNumber}`
+    };
+}
+/** The round a request would be, from the pull request's conversation as it is now (roundAllowed decides). */
+async function nextRound(octokit, settings, request) {
+    let ledger;
+    try {
+        const target = { owner: settings.owner, repo: settings.repo, pullNumber: request.pullNumber };
+        ledger = readRounds(await conversationComments(octokit, target), await settings.commenter());
+    }
+    catch (error) {
+        const status = error.status;
+        return {
+            kind: 'refuse',
+            reason: `pull request #${request.pullNumber}'s comments could not be read${status ? ` (HTTP ${status})` : ''}, so its rounds cannot be counted`,
+            unchecked: true
+        };
+    }
+    return roundAllowed(ledger, { ...request, max: settings.maxFixRounds });
+}
+/** Whether the round may go onto the pull request's own branch (workBranchFor, then branchVerdict). */
+async function roundBranch(octokit, settings, pull) {
+    const branch = await workBranchFor(octokit, { owner: settings.owner, repo: settings.repo, ...pull }, { marker: PULL_REQUEST_MARKER, ...(settings.delivery ? { actor: settings.delivery.actor } : {}) });
+    return branchVerdict(branch, pull.number);
+}
+/** The one comment at the cap: why nothing more runs, and how to go on. */
+function capNotice(max, done) {
+    return [
+        REFUSAL_MARKER,
+        CAP_MARKER,
+        `No more review or CI rounds on this pull request: it has had ${done} and max-fix-rounds is ${max}, so ` +
+            `reviews and CI failures here start nothing now (this is said once).`,
+        'A writer can still go on with a `/ralph` comment in this conversation, or raise `max-fix-rounds` in the workflow.'
+    ].join('\n\n');
+}
+/**
+ * The args a run's task is delivered as: a review as `review` and `review_file` (a ralph places it with
+ * `{{ args.review }}`), anything else as `task` and `task_file`.
+ */
+function taskArgNames(run) {
+    return run.round?.kind === 'review'
+        ? { text: 'review', file: 'review_file' }
+        : { text: 'task', file: 'task_file' };
+}
+/** The delivered task as the args its run gives it (`task`, or a review round's `review`). */
+function taskArgs(run, delivery) {
+    const names = taskArgNames(run);
+    return { [names.text]: delivery.args.task, [names.file]: delivery.args.task_file };
+}
+/** Whether a RALPH.md's prompt places `{{ args.<name> }}` (outside HTML comments); if not, the task follows it. */
+function placesArg(ralphText, name) {
+    return ralphReadsTask(ralphText, name);
+}
+/** What the run record says about the round: which request it answered. */
+function roundRecord(round) {
+    return round.kind === 'review'
+        ? {
+            kind: 'review',
+            round: round.number,
+            maxRounds: round.max,
+            pullRequest: round.pullNumber,
+            review: round.reviewId,
+            reviewer: round.reviewer,
+            url: round.reviewUrl
+        }
+        : {
+            kind: 'ci',
+            round: round.number,
+            maxRounds: round.max,
+            pullRequest: round.pullNumber,
+            workflow: round.workflow,
+            run: round.runId,
+            conclusion: round.conclusion,
+            commit: round.headSha,
+            url: round.runUrl,
+            failedJobs: round.failedJobs
+        };
+}
+
+;// CONCATENATED MODULE: ./src/action/budget-inputs.ts
+// The repository's budget as inputs (#38): `budget`, `budget-per-requester`, `ledger-ref`, and `lease` (the
+// reserve job's output, a two-job workflow's agent and deliver jobs' input). A problem is one line naming
+// the input and the fix; the caller throws it as its InputError.
+
+const TWO_JOBS = 'docs/budget.md, "Two jobs"';
+/** The budget inputs of a job of `mode`: none given is no budget (undefined); else the setting, or the problem. */
+function readBudgetSetting(given, mode) {
+    const parsed = parseBudgets(given);
+    if ('problem' in parsed)
+        return parsed;
+    const ref = given.ledgerRef ?? DEFAULT_LEDGER_REF;
+    const refProblem = ledgerRefProblem(ref);
+    if (refProblem)
+        return { problem: `Input 'ledger-ref' cannot be ${JSON.stringify(ref)}: ${refProblem}.` };
+    const leaseText = given.lease;
+    if (leaseText !== undefined && mode !== 'agent' && mode !== 'deliver')
+        return {
+            problem: `Input 'lease' is for mode: agent and mode: deliver (the reserve job's output); mode: ${mode} reserves its own.`
+        };
+    const lease = leaseText === undefined ? undefined : parseLeaseState(leaseText);
+    if (lease && 'problem' in lease)
+        return lease;
+    if (lease && lease.ref !== ref)
+        return {
+            problem: `Input 'lease' is a lease in ${lease.ref}, and 'ledger-ref' is ${ref}: give every job the same ledger-ref.`
+        };
+    const limits = lease ? lease.limits : parsed.limits;
+    if (!hasBudget(limits)) {
+        if (mode === 'reserve')
+            return {
+                problem: "Input 'budget' is required in mode: reserve: give the repository's budget, like 20/day, 300/month."
+            };
+        return {};
+    }
+    if (mode === 'agent' && !lease)
+        return {
+            problem: `Input 'lease' is required with a budget in mode: agent: this job holds no write token to reserve with, so give it the reserve job's output \`lease\` (${TWO_JOBS}).`
+        };
+    return { budget: { limits, ref, ...(lease ? { lease } : {}) } };
 }
 
 ;// CONCATENATED MODULE: ./src/action/inputs.ts
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
+
+
 
 
 
@@ -59712,8 +62709,8 @@ function installAgentInput(value) {
 function readInputs(env = process.env) {
     const read = new InputReader(env);
     const mode = read.text('mode') ?? 'run';
-    if (mode !== 'run' && mode !== 'list' && mode !== 'agent' && mode !== 'deliver')
-        throw new InputError(`Input 'mode' must be run, agent, deliver or list, got ${inputs_quote(mode)}.`);
+    if (mode !== 'run' && mode !== 'list' && mode !== 'agent' && mode !== 'deliver' && mode !== 'reserve')
+        throw new InputError(`Input 'mode' must be run, agent, deliver, reserve or list, got ${inputs_quote(mode)}.`);
     if (mode === 'list')
         return listInputs(read);
     const ralph = read.text('ralph');
@@ -59792,6 +62789,12 @@ function readInputs(env = process.env) {
         // Read here, in the inputs' order, so the first bad one is the one named.
         ...inputs_given('maxCostUsd', read.dollars('max-cost')),
         ...inputs_given('maxTimeSeconds', read.duration('max-time')),
+        ...budgetInput({
+            budget: read.text('budget'),
+            perRequester: read.text('budget-per-requester'),
+            ledgerRef: read.text('ledger-ref'),
+            lease: read.text('lease')
+        }, mode),
         maxFileBytes: read.fileSize('max-file-size', DEFAULT_MAX_FILE_BYTES),
         ...inputs_given('agentTimeoutSeconds', read.duration('agent-timeout')),
         ...inputs_given('completionTag', completionTag),
@@ -59815,7 +62818,10 @@ function readInputs(env = process.env) {
         isolation,
         agentUser,
         agentMaxProcesses,
-        continueJobs
+        continueJobs,
+        ciFix: workflowNames(read.lines('ci-fix')),
+        maxFixRounds: read.positiveInteger('max-fix-rounds') ?? DEFAULT_MAX_FIX_ROUNDS,
+        resolveThreads: read.boolean('resolve-threads', false)
     };
     const resume = read.text('resume');
     if (resume !== undefined && !/^[1-9][0-9]{0,19}$/.test(resume))
@@ -59838,6 +62844,7 @@ function readInputs(env = process.env) {
         verify: parseVerify(read.text('verify')),
         maxTurns: read.positiveInteger('max-turns'),
         protectedPaths: protectedPathsInput(read.lines('protected-paths')),
+        editable: editableInput(read.lines('editable')),
         installAgent: installAgentInput(read.text('install-agent')),
         modelProxy: modelProxyInputs({
             on: modelProxyMode(read.text('model-proxy')),
@@ -59861,6 +62868,12 @@ function readInputs(env = process.env) {
     if (!inputs.dryRun && delivers && !inputs.githubToken && !inputs.pushToken)
         throw new InputError("Input 'github-token' is empty: leave it at its default (${{ github.token }}) or pass a token, or set open-pr: false and on-failure: none.");
     return inputs;
+}
+function budgetInput(given, mode) {
+    const setting = readBudgetSetting(given, mode);
+    if ('problem' in setting)
+        throw new InputError(setting.problem);
+    return setting;
 }
 /** The input as given, or no key at all when it was not: ActionInputs never holds an undefined. */
 function inputs_given(key, value) {
@@ -59894,8 +62907,20 @@ function listInputs(read) {
         isolation: 'none',
         agentUser: DEFAULT_AGENT_USER,
         agentMaxProcesses: DEFAULT_AGENT_MAX_PROCESSES,
-        continueJobs: 1
+        continueJobs: 1,
+        ciFix: [],
+        maxFixRounds: DEFAULT_MAX_FIX_ROUNDS,
+        resolveThreads: false
     };
+}
+/** `ci-fix`: workflow names may hold spaces, so items are split on commas and lines only. */
+function workflowNames(lines) {
+    return [
+        ...new Set(lines
+            .flatMap(line => line.split(','))
+            .map(item => item.trim())
+            .filter(Boolean))
+    ];
 }
 /** `protected-paths`: globs one a line or comma separated (a comma inside `{a,b}` is the glob's); undefined when empty. */
 function protectedPathsInput(lines) {
@@ -59905,6 +62930,14 @@ function protectedPathsInput(lines) {
     const parsed = parseProtectSetting(globs);
     if ('problem' in parsed)
         throw new InputError(`Input 'protected-paths': ${parsed.problem}.`);
+    return parsed;
+}
+/** `editable`: globs one a line or comma separated, like protected-paths; undefined when empty. */
+function editableInput(lines) {
+    const globs = lines.flatMap(line => line.split(/,(?![^{]*\})/).map(item => item.trim())).filter(Boolean);
+    const parsed = parseEditableSetting(globs);
+    if (parsed !== undefined && 'problem' in parsed)
+        throw new InputError(`Input 'editable': ${parsed.problem}.`);
     return parsed;
 }
 /** `verify`: clean or tree; empty leaves it to the ralph's `verify:` (else clean). */
@@ -59945,6 +62978,1616 @@ function modelProxyInputs(given) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/action/budget-step.ts
+// The repository's budget as steps of the job pipelines (#38): reserve before the work is prepared (a spent
+// budget ends the step green, with one line), give the lease to the loop as its spending cap, settle after the
+// loop, and say what was reserved, spent and left in the summary, the tracking comment, progress.md and the
+// `budget-left` output. Each takes what it needs as arguments; the pipelines call them in order.
+
+
+
+
+
+
+
+/** A GitHub-hosted job's longest run, when max-time gives none: an unsettled lease counts until then. */
+const JOB_SECONDS = 6 * 60 * 60;
+/** The reservation's terms for an admitted run: its token, run, requester, ralph, max-cost and deadline. */
+function budgetRun(admitted, ralph, extraSeconds = 0) {
+    const { inputs, context, trigger } = admitted;
+    if (!inputs.budget)
+        return undefined;
+    const seconds = (inputs.maxTimeSeconds ?? JOB_SECONDS) + extraSeconds;
+    return {
+        budget: inputs.budget,
+        token: inputs.githubToken,
+        context,
+        trigger,
+        ralph,
+        maxCostUsd: inputs.maxCostUsd,
+        deadline: new Date(Date.now() + seconds * 1000)
+    };
+}
+/**
+ * Reserves the run's lease before anything is prepared: undefined without a budget; the step's end when the
+ * budget is spent (green, the requester told) or the ledger cannot be used (one line).
+ */
+async function reserveStep(planned) {
+    const run = budgetRun(planned, planned.plan.ralph.name);
+    if (!run)
+        return undefined;
+    if (!planned.plan.config.modelProxy)
+        return {
+            end: budgetFailed("Input 'budget' needs the model proxy, which meters every request against it: set model-proxy: true (or auto, with the agent's key in the job's environment)")
+        };
+    return reserveStepFor(run, planned);
+}
+/** Reserves for `run`: the lease held, or the step's end (the budget spent: the requester told, green). */
+async function reserveStepFor(run, admitted) {
+    const reserved = await reserveLease(run);
+    if ('failed' in reserved)
+        return { end: budgetFailed(reserved.failed) };
+    if ('refused' in reserved)
+        return {
+            end: await budgetSpent(reserved.refused, reserved.status, {
+                issueNumber: admitted.trigger.issueNumber,
+                ...(admitted.clients.mayWrite ? { octokit: admitted.clients.octokit } : {}),
+                repo: admitted.context.repo
+            })
+        };
+    return reserved.held;
+}
+/** The plan with the lease as the loop's spending cap (the model proxy draws on it). */
+function withCap(planned, held) {
+    if (!held)
+        return planned;
+    return { ...planned, plan: { ...planned.plan, config: { ...planned.plan.config, spending: held.cap } } };
+}
+/** After the loop: the lease settled at this job's metered spend; its line added to progress.md. */
+async function settleStep(held, result) {
+    if (!held)
+        return {};
+    const settled = await settleHeld(held, result ? ownSpendUsd(result) : 0);
+    const note = budgetNote(settled, held);
+    if (note && result)
+        appendProgress(result.recordDir, note);
+    return { ...(note ? { note } : {}), ...(settled ? { settled } : {}) };
+}
+/** The deliver job of two: the reserve job's lease settled at the agent job's metered spend (in full when none came). */
+async function settleReceived(admitted, spentUsd) {
+    const run = budgetRun(admitted, undefined);
+    const state = run?.budget.lease;
+    if (!run || !state)
+        return {};
+    const settled = await settleState(run, state, spentUsd);
+    const note = budgetNote(settled, undefined);
+    return { ...(note ? { note } : {}), ...(settled ? { settled } : {}) };
+}
+function appendProgress(recordDir, note) {
+    try {
+        (0,external_node_fs_.appendFileSync)(external_node_path_default().join(recordDir, PROGRESS_FILE), `\n## Budget\n\n${note}\n`);
+    }
+    catch {
+        // The record may be gone (a loop that never started one): the summary and the log still say it.
+    }
+}
+/** The delivery with the budget's line, for the summary and the tracking comment. */
+function withBudget(delivery, outcome) {
+    return outcome.note ? { ...delivery, budget: outcome.note } : delivery;
+}
+/** The step's ending with `budget-left`. */
+function withBudgetLeft(ending, outcome) {
+    if (!outcome.settled)
+        return ending;
+    return { ...ending, outputs: { ...ending.outputs, ...budgetLeftOutput(outcome.settled.status) } };
+}
+/**
+ * The post step: a lease main did not settle (cancelled, killed in the loop, or its settling failed) is
+ * settled at what the run's record says this job spent, in full when no record says it. A warning, never a
+ * failure: post must not fail a job.
+ */
+async function settleInPost(leaseText, status) {
+    const state = savedLease(leaseText);
+    if (!state)
+        return;
+    try {
+        const inputs = readInputs();
+        const context = readContext();
+        if (!inputs.budget)
+            return;
+        const run = { budget: { ...inputs.budget, ref: state.ref }, token: inputs.githubToken, context };
+        await settleState(run, state, recordSpendUsd(status));
+    }
+    catch (error) {
+        core/* warning */.$e(`The lease ${state.lease.id} could not be settled: ${error.message} It counts in full until its deadline; release it by hand (ralph-action budget release).`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/bundle.ts
+// The loop's commits carried from the agent's job to the deliver job as a git bundle, and what the deliver job
+// asks of one before anything of it is pushed. A bundle is data from a job the agent ran in: its header is
+// parsed here (never trusted to git's own reading first), its objects are fetched with fsck on, and the range
+// it carries is read from the object store by the hermetic git (no checkout, no filter, no hook).
+
+
+
+
+
+
+/** The most commits one delivery may carry (a loop makes one an iteration). */
+const MOST_DELIVERED_COMMITS = 10_000;
+const MOST_HEADER_BYTES = 1024 * 1024;
+const bundle_OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** Writes `branch` (which must be at `head`) as a bundle of the commits on top of `base`. */
+async function createBundle(workTree, file, branch, base, head) {
+    const repo = new repo_GitRepo(workTree);
+    const at = await repo.commitOf(`refs/heads/${branch}`);
+    if (at !== head)
+        throw new Error(`${branch} is at ${at ?? 'nothing'}, not at ${head}`);
+    await repo.exec(['bundle', 'create', '--quiet', file, `refs/heads/${branch}`, `^${base}`]);
+}
+/** Reads a bundle's header (v2 or v3) from its file; throws a one-line error for anything else. */
+function readBundleHeader(file) {
+    const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
+    let text;
+    let packOffset;
+    try {
+        if (!(0,external_node_fs_.fstatSync)(fd).isFile())
+            throw new Error('the bundle is not a regular file');
+        const buffer = Buffer.alloc(MOST_HEADER_BYTES);
+        const read = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0);
+        const end = buffer.subarray(0, read).indexOf('\n\n');
+        if (end < 0)
+            throw new Error('the bundle has no header git can read');
+        text = buffer.subarray(0, end).toString('utf8');
+        packOffset = end + 2;
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    const [signature, ...lines] = text.split('\n');
+    if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
+        throw new Error('the bundle is not a git bundle (v2 or v3)');
+    const header = { prerequisites: [], refs: [], packOffset };
+    for (const line of lines) {
+        if (line.startsWith('@')) {
+            // v3 capabilities: only the object format is one git knows.
+            if (!/^@object-format=sha(?:1|256)$/.test(line))
+                throw new Error(`the bundle asks for ${line.slice(1)}`);
+            continue;
+        }
+        const prerequisite = line.startsWith('-');
+        const [oid, ...rest] = (prerequisite ? line.slice(1) : line).split(' ');
+        if (!bundle_OID.test(oid))
+            throw new Error('the bundle has a malformed header line');
+        if (prerequisite)
+            header.prerequisites.push(oid);
+        else
+            header.refs.push({ oid, name: rest.join(' ') });
+    }
+    return header;
+}
+/**
+ * Takes the bundle's pack into the object store through `index-pack --strict`: every object is checked as fsck
+ * checks it (a tree naming `..` or `.git`, a malformed commit) before it is kept, which `git fetch` of a bundle
+ * does not do whatever fsckObjects says. Then `head` must be a commit there.
+ */
+async function unbundleStrict(workTree, file, header, head) {
+    await new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), ['index-pack', '--strict', '--fix-thin', '--stdin'], {
+            cwd: workTree,
+            env: { ...process.env, ...hermeticGitEnvironment() },
+            stdio: ['pipe', 'ignore', 'pipe']
+        });
+        let stderr = '';
+        child.stderr.on('data', (chunk) => (stderr = (stderr + chunk.toString('utf8')).slice(-4096)));
+        child.on('error', reject);
+        child.on('close', code => code === 0
+            ? resolve()
+            : reject(new Error(stderr.trim().split('\n').at(-1) ?? `index-pack exited ${code}`)));
+        child.stdin.on('error', () => undefined);
+        (0,external_node_fs_.createReadStream)(file, { start: header.packOffset }).on('error', reject).pipe(child.stdin);
+    });
+    const made = await new repo_GitRepo(workTree).exec(['cat-file', '-t', head], { probe: true });
+    if (made.stdout.trim() !== 'commit')
+        throw new Error(`the bundle holds no commit ${head}`);
+}
+/** The commits of `base..head`, oldest first, with their parents and changes (at most MOST_DELIVERED_COMMITS + 1). */
+async function rangeCommits(workTree, base, head) {
+    const repo = new repo_GitRepo(workTree);
+    const listed = await repo.bytes([
+        'rev-list',
+        '--reverse',
+        '--parents',
+        `--max-count=${MOST_DELIVERED_COMMITS + 1}`,
+        head,
+        `^${base}`,
+        '--'
+    ]);
+    const commits = [];
+    for (const line of listed.toString('utf8').split('\n').filter(Boolean)) {
+        const [sha, ...parents] = line.split(' ');
+        commits.push({ sha, parents, changes: [] });
+    }
+    for (const commit of commits) {
+        const parent = commit.parents[0];
+        if (parent === undefined || commit.parents.length > 1)
+            continue;
+        // :<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0, one pair a changed file.
+        const raw = await repo.bytes(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha]);
+        const fields = splitNul(raw);
+        for (let i = 0; i + 1 < fields.length; i += 2) {
+            const [, mode, , oid, status] = fields[i].replace(/^:/, '').split(' ');
+            commit.changes.push({ path: fields[i + 1], mode, oid, status });
+        }
+    }
+    return commits;
+}
+/** Each blob's size in bytes, by id (from the object store, without reading the blobs). */
+async function blobSizes(workTree, oids) {
+    const unique = [...new Set(oids)];
+    const sizes = new Map();
+    if (unique.length === 0)
+        return sizes;
+    const out = await new repo_GitRepo(workTree).bytes(['cat-file', '--batch-check=%(objectname) %(objectsize)'], unique.join('\n') + '\n');
+    for (const line of out.toString('utf8').split('\n')) {
+        const [oid, size] = line.split(' ');
+        if (oid && size && /^\d+$/.test(size))
+            sizes.set(oid, Number(size));
+    }
+    return sizes;
+}
+/** Whether `ancestor` is `descendant` or one of its ancestors, in the object store as it is. */
+async function isAncestor(workTree, ancestor, descendant) {
+    const result = await new repo_GitRepo(workTree).exec(['merge-base', '--is-ancestor', ancestor, descendant], {
+        probe: true
+    });
+    return result.exitCode === 0;
+}
+
+;// CONCATENATED MODULE: ./src/action/scratch.ts
+// The action's own work folders (a download, a handover), under RUNNER_TEMP: never the agent's tree.
+
+
+
+/** A new folder in RUNNER_TEMP for what is downloaded or packed; its caller removes it when done. */
+function scratch(prefix) {
+    return (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), prefix));
+}
+
+;// CONCATENATED MODULE: ./src/action/steps/checkout.ts
+// The checkout as the job found it: the remote the action pushes to, and the checkout given back after the run.
+
+
+const REMOTE = 'origin';
+/**
+ * Checks out again what was checked out before the run (the loop's commits stay on its branch), so later
+ * steps and a second ralph in the same job start from where the job was. A failure is a warning.
+ */
+async function restoreCheckout(workTree, prepared) {
+    const { branch, sha } = prepared.previous;
+    const args = branch
+        ? ['checkout', '--quiet', branch]
+        : sha
+            ? ['checkout', '--quiet', '--detach', sha]
+            : undefined;
+    if (!args)
+        return;
+    // The tree is the agent's: a FIFO where git reads a file would hold the checkout, and the job, forever.
+    const hazard = await treeHazard(workTree);
+    // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
+    const result = hazard
+        ? { stderr: hazard, exitCode: 1 }
+        : await new repo_GitRepo(workTree).exec(args, { probe: true, timeoutMs: TREE_GIT_MS });
+    if (result.exitCode !== 0)
+        core/* warning */.$e(`Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`);
+}
+/** The commit identity as it was before the loop; a failure is said (later steps would commit as the action). */
+async function restoreIdentity(identity) {
+    await identity
+        .restore()
+        .catch((error) => core/* warning */.$e(`The git commit identity could not be put back after the run: ${error.message.split('\n')[0]}`));
+}
+
+;// CONCATENATED MODULE: ./src/github/errors.ts
+// GitHub's known answers for pull request delivery, turned into control flow or a message that says the fix.
+/** GitHub's own words, matched as substrings of the error's text (message, and each error's message). */
+const GITHUB_API_ERRORS = {
+    actionsNotPermitted: 'GitHub Actions is not permitted to create or approve pull requests',
+    pullRequestExists: 'A pull request already exists for',
+    /** Right after a pull request is created, GitHub may not resolve it yet for labels and reviewers. */
+    unresolvedNode: 'Could not resolve to a node',
+    /** "…by integration" (GITHUB_TOKEN, App tokens) or "…by personal access token". */
+    resourceNotAccessible: 'Resource not accessible by',
+    noCommitsBetween: 'No commits between',
+    draftNotSupported: 'Draft pull requests are not supported',
+    reviewFromAuthor: 'Review cannot be requested from pull request author',
+    reviewersNotCollaborators: 'Reviews may only be requested from collaborators'
+};
+/** Where the setting that lets GITHUB_TOKEN open pull requests is (off by default), for every line naming it. */
+const ACTIONS_PULL_REQUEST_SETTING = `Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" ` +
+    `(in an organisation, the same setting must first be allowed in the organisation's Settings → Actions → General)`;
+/** Why delivery of a pull request failed, each with its fix in the error's message. */
+const PULL_REQUEST_FAILURE = {
+    /** The repository (or organisation) setting forbids GITHUB_TOKEN to create pull requests. */
+    actionsNotPermitted: 'actions_not_permitted',
+    /** 403: the token lacks `pull-requests: write` (or `issues: write` for labels and assignees). */
+    missingPermission: 'missing_permission',
+    /** The head branch has no commits the base lacks. */
+    noCommits: 'no_commits',
+    /** An open pull request on the head that the action did not open: never updated. */
+    notOurs: 'not_ours',
+    unknown: 'unknown'
+};
+/** Said next to a pull request opened with GITHUB_TOKEN: GitHub starts no workflow for it. */
+const GITHUB_TOKEN_TRIGGERS_NO_CI = 'Pushes and pull requests made with GITHUB_TOKEN do not start other workflows, so CI will not run on this pull request by itself. ' +
+    'To have it run, give the action a push token (a fine-grained PAT or a GitHub App token).';
+/** A failure with its kind and what to do about it (the message names the fix). */
+class PullRequestError extends Error {
+    kind;
+    status;
+    constructor(kind, message, status, options) {
+        super(message, options);
+        this.kind = kind;
+        this.status = status;
+        this.name = 'PullRequestError';
+    }
+}
+/** The HTTP status of an Octokit error, if it is one. */
+function errors_statusOf(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+/** Everything GitHub said: the error's message, the body's message and each entry of `errors`. */
+function errorText(error) {
+    const parts = [];
+    const e = error;
+    if (e?.message)
+        parts.push(e.message);
+    const data = e?.response?.data;
+    if (data && typeof data === 'object') {
+        if (typeof data.message === 'string')
+            parts.push(data.message);
+        if (Array.isArray(data.errors)) {
+            for (const item of data.errors) {
+                if (typeof item === 'string')
+                    parts.push(item);
+                else if (item &&
+                    typeof item === 'object' &&
+                    typeof item.message === 'string')
+                    parts.push(item.message);
+            }
+        }
+    }
+    if (parts.length === 0)
+        parts.push(String(error));
+    return parts.join('\n');
+}
+function isUnresolvedNode(error) {
+    return errors_statusOf(error) === 422 && errorText(error).includes(GITHUB_API_ERRORS.unresolvedNode);
+}
+/** Turns a failed create/update into a PullRequestError that says the fix; other errors pass through. */
+function pullRequestFailure(error, context) {
+    const status = errors_statusOf(error);
+    const text = errorText(error);
+    const repository = `${context.owner}/${context.repo}`;
+    if (text.includes(GITHUB_API_ERRORS.actionsNotPermitted)) {
+        return new PullRequestError(PULL_REQUEST_FAILURE.actionsNotPermitted, `GitHub Actions is not permitted to create pull requests in ${repository}. Allow it in the repository's ` +
+            `${ACTIONS_PULL_REQUEST_SETTING}, or give the action a PAT or GitHub App token. The branch '${context.head}' was pushed: a pull request can be opened from it by hand.`, status, { cause: error });
+    }
+    if (status === 403 && text.includes(GITHUB_API_ERRORS.resourceNotAccessible)) {
+        return new PullRequestError(PULL_REQUEST_FAILURE.missingPermission, `The token may not ${context.operation} in ${repository} (403 ${GITHUB_API_ERRORS.resourceNotAccessible.trim()}…): ` +
+            `give the job \`permissions: pull-requests: write\` (labels and assignees also need \`issues: write\`), ` +
+            `or use a token that has it.`, status, { cause: error });
+    }
+    if (status === 422 && text.includes(GITHUB_API_ERRORS.noCommitsBetween)) {
+        return new PullRequestError(PULL_REQUEST_FAILURE.noCommits, `'${context.head}' has no commits that '${context.base}' lacks: there is nothing to open a pull request for.`, status, { cause: error });
+    }
+    return error;
+}
+
+;// CONCATENATED MODULE: ./src/github/pulls.ts
+// Opens the loop's pull request, or updates the one already open for its branch: never a duplicate.
+// Labels, reviewers and assignees follow, with the retry GitHub needs right after a pull request is created.
+
+
+
+
+// GitHub's limit on a pull request's body: one definition, with the renderer that fits the body under it.
+
+/**
+ * Finds the open pull request for `head` (and `base`, when given); the most recent if there are several.
+ * `head` is a branch name; the filter GitHub needs (`owner:branch`) is built here.
+ */
+async function findOpenPullRequest(octokit, options) {
+    const headOwner = options.headOwner ?? options.owner;
+    const { data } = await octokit.rest.pulls.list({
+        owner: options.owner,
+        repo: options.repo,
+        state: 'open',
+        head: `${headOwner}:${options.head}`,
+        ...(options.base ? { base: options.base } : {}),
+        per_page: 100
+    });
+    // GitHub ignores a head filter it cannot parse and answers every PR: check what came back.
+    const match = data.find(p => p.head.ref === options.head &&
+        (p.head.repo?.owner.login ?? p.head.user?.login ?? '').toLowerCase() === headOwner.toLowerCase() &&
+        (!options.base || p.base.ref === options.base));
+    return match ? toOpenPullRequest(match) : undefined;
+}
+/** Open pull requests whose head branch (in `owner/repo`) starts with `headPrefix`: a ralph's open PRs. */
+async function listOpenPullRequests(octokit, options) {
+    const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+        owner: options.owner,
+        repo: options.repo,
+        state: 'open',
+        ...(options.base ? { base: options.base } : {}),
+        per_page: 100
+    });
+    return pulls
+        .filter(p => p.head.ref.startsWith(options.headPrefix) &&
+        (p.head.repo?.owner.login ?? '').toLowerCase() === options.owner.toLowerCase())
+        .map(toOpenPullRequest);
+}
+function toOpenPullRequest(p) {
+    return {
+        number: p.number,
+        url: p.html_url,
+        nodeId: p.node_id,
+        title: p.title,
+        body: p.body,
+        head: p.head.ref,
+        headSha: p.head.sha,
+        base: p.base.ref,
+        draft: p.draft ?? false,
+        ...(p.user ? { user: { login: p.user.login, type: p.user.type } } : {})
+    };
+}
+/**
+ * Updates the open pull request for head → base (title and body), or creates it; then adds labels, reviewers
+ * and assignees. Throws PullRequestError (with the fix in its message) for the known refusals.
+ */
+async function openOrUpdatePullRequest(octokit, options) {
+    const log = options.log ?? (() => undefined);
+    const { owner, repo, head, base } = options;
+    const headOwner = options.headOwner ?? owner;
+    const body = truncateBody(options.body);
+    const bodyTruncated = body !== options.body;
+    if (bodyTruncated)
+        log(`The pull request body has ${options.body.length} characters; it was cut to fit GitHub's limit.`);
+    const warnings = [];
+    const context = { owner, repo, head, base };
+    let pull;
+    let operation;
+    const existing = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
+    if (existing) {
+        pull = await update(mustBeOurs(existing));
+        operation = 'updated';
+    }
+    else {
+        try {
+            pull = await create(options.draft ?? false);
+            operation = 'created';
+            log(`Created pull request #${pull.number} (${headOwner}:${head} → ${base}).`);
+        }
+        catch (error) {
+            const text = errorText(error);
+            if (errors_statusOf(error) === 422 && text.includes(GITHUB_API_ERRORS.draftNotSupported) && options.draft) {
+                warnings.push(`Draft pull requests are not supported in ${owner}/${repo}; it was opened as a ready one.`);
+                pull = await create(false);
+                operation = 'created';
+            }
+            else if (errors_statusOf(error) === 422 && text.includes(GITHUB_API_ERRORS.pullRequestExists)) {
+                const raced = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
+                if (!raced)
+                    throw error;
+                if (isOurs(raced) && isOwnWork(raced, options.ownedBy, PULL_REQUEST_MARKER)) {
+                    // Our own create, retried after GitHub made it without answering.
+                    log(`Pull request #${raced.number} was created by the first try, whose answer was lost.`);
+                    pull = asCreated(raced);
+                    operation = 'created';
+                }
+                else {
+                    // Opened by someone else between our look and our create: update that one.
+                    log(`A pull request already exists for ${headOwner}:${head}; updating it.`);
+                    pull = await update(mustBeOurs(raced));
+                    operation = 'updated';
+                }
+            }
+            else {
+                throw pullRequestFailure(error, { ...context, operation: 'create pull requests' });
+            }
+        }
+    }
+    const retry = options.retry ?? {};
+    const attempt = (what, fn) => withNodeRetry(what, fn, retry, log);
+    const issue = { owner, repo, issue_number: pull.number };
+    const labels = clean(options.labels);
+    if (labels.length > 0) {
+        await attempt('labels', () => octokit.rest.issues.addLabels({ ...issue, labels })).catch(error => warnings.push(followUpWarning('add the labels', labels, error)));
+    }
+    const assignees = clean(options.assignees);
+    if (assignees.length > 0) {
+        await attempt('assignees', () => octokit.rest.issues.addAssignees({ ...issue, assignees })).catch(error => warnings.push(followUpWarning('assign', assignees, error)));
+    }
+    const reviewers = clean(options.reviewers);
+    if (reviewers.length > 0) {
+        const users = reviewers.filter(r => !r.includes('/'));
+        const teams = reviewers.filter(r => r.includes('/')).map(r => r.slice(r.lastIndexOf('/') + 1));
+        await attempt('reviewers', () => octokit.rest.pulls.requestReviewers({
+            owner,
+            repo,
+            pull_number: pull.number,
+            ...(users.length > 0 ? { reviewers: users } : {}),
+            ...(teams.length > 0 ? { team_reviewers: teams } : {})
+        })).catch(error => warnings.push(followUpWarning('request reviews from', reviewers, error)));
+    }
+    for (const warning of warnings)
+        log(warning);
+    return {
+        number: pull.number,
+        url: pull.html_url,
+        operation,
+        nodeId: pull.node_id,
+        draft: pull.draft ?? false,
+        bodyTruncated,
+        warnings
+    };
+    /** An open pull request on the head is updated only when it is the action's own (own-work.ts decides). */
+    function mustBeOurs(found) {
+        if (isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER))
+            return found.number;
+        throw new PullRequestError(PULL_REQUEST_FAILURE.notOurs, `pull request #${found.number} on ${headOwner}:${head} was not opened by this action (it is ${found.user?.login ?? 'an unknown account'}'s, and only ${options.ownedBy.login}'s marked pull requests are the action's): it was left as it is`);
+    }
+    /** The pull request this call's create made: same head, title and body. */
+    function isOurs(found) {
+        return found.title === options.title && (found.body ?? '') === body;
+    }
+    function asCreated(found) {
+        return { number: found.number, html_url: found.url, node_id: found.nodeId, draft: found.draft };
+    }
+    async function create(draft) {
+        const { data } = await octokit.rest.pulls.create({
+            owner,
+            repo,
+            title: options.title,
+            body,
+            head: headOwner === owner ? head : `${headOwner}:${head}`,
+            base,
+            draft,
+            ...(options.maintainerCanModify !== undefined
+                ? { maintainer_can_modify: options.maintainerCanModify }
+                : {}),
+            // Made, but its answer lost: the list by head finds it.
+            request: recoverBy(async () => {
+                const found = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
+                return found && isOurs(found) && isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER)
+                    ? asCreated(found)
+                    : undefined;
+            })
+        });
+        return data;
+    }
+    async function update(number) {
+        try {
+            const { data } = await octokit.rest.pulls.update({
+                owner,
+                repo,
+                pull_number: number,
+                title: options.title,
+                body
+            });
+            log(`Updated pull request #${number} (${headOwner}:${head} → ${base}).`);
+            return data;
+        }
+        catch (error) {
+            throw pullRequestFailure(error, { ...context, operation: 'update pull requests' });
+        }
+    }
+}
+/**
+ * Retries GitHub's 422 "Could not resolve to a node" (its index lagging behind a new pull request) with
+ * jittered exponential backoff; any other error is thrown at once.
+ */
+async function withNodeRetry(what, fn, options = {}, log = () => undefined) {
+    const attempts = Math.max(1, options.attempts ?? 4);
+    const baseDelay = options.baseDelayMs ?? 1000;
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await fn();
+        }
+        catch (error) {
+            if (attempt >= attempts || !isUnresolvedNode(error))
+                throw error;
+            const delay = Math.round(baseDelay * 2 ** (attempt - 1) * (0.5 + Math.random()));
+            log(`GitHub could not resolve the new pull request yet for ${what} (attempt ${attempt}/${attempts}); retrying in ${delay} ms.`);
+            await new Promise(resolve => setTimeout(resolve, delay));
+        }
+    }
+}
+function followUpWarning(what, names, error) {
+    const failure = pullRequestFailure(error, { owner: '', repo: '', head: '', base: '', operation: what });
+    const reason = failure instanceof PullRequestError && failure.kind === PULL_REQUEST_FAILURE.missingPermission
+        ? 'the token lacks the permission (`pull-requests: write`, and `issues: write` for labels and assignees)'
+        : errorText(error).split('\n').pop();
+    return `Could not ${what} ${names.join(', ')} on the pull request: ${reason}`;
+}
+function clean(list) {
+    return [...new Set((list ?? []).map(s => s.trim().replace(/^@/, '')).filter(Boolean))];
+}
+/**
+ * Cuts a body to GitHub's limit, at a line break when one is near, closes a code block left open, and says so
+ * at the end. Bodies within the limit come back unchanged.
+ */
+function truncateBody(body, max = MAX_PR_BODY_CHARS, note = `The description was cut to fit GitHub's limit of ${max.toLocaleString('en-US')} characters (it had ${body.length.toLocaleString('en-US')}).`) {
+    if (body.length <= max)
+        return body;
+    const suffix = `\n\n---\n> [!NOTE]\n> ${note}\n`;
+    const fence = '\n```';
+    let cut = body.slice(0, Math.max(0, max - suffix.length - fence.length));
+    const lastBreak = cut.lastIndexOf('\n');
+    if (lastBreak > cut.length - 2000 && lastBreak > 0)
+        cut = cut.slice(0, lastBreak);
+    // Never leave half a surrogate pair.
+    if (/[\uD800-\uDBFF]$/.test(cut))
+        cut = cut.slice(0, -1);
+    const fences = cut.match(/^\s*(```|~~~)/gm)?.length ?? 0;
+    return cut + (fences % 2 === 1 ? fence : '') + suffix;
+}
+/**
+ * Whether GitHub Actions may create pull requests in the repository (ACTIONS_PULL_REQUEST_SETTING), or why that
+ * cannot be known: a token that may not read the setting (403, 404: a fine-grained token without
+ * Administration: read) or no answer from GitHub.
+ */
+async function actionsMayCreatePullRequests(octokit, repo) {
+    try {
+        const { data } = await octokit.rest.actions.getGithubActionsDefaultWorkflowPermissionsRepository(repo);
+        return { allowed: data.can_approve_pull_request_reviews };
+    }
+    catch (error) {
+        const status = errors_statusOf(error);
+        return { unknown: status !== undefined ? `HTTP ${status}` : errorText(error).split('\n')[0] };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/steps/evidence.ts
+// The pull request's "Review these" (#37): the lines the delivered commit adds that touch what a test runner judges
+// by, flagged with file and line for a reviewer (verdict/evidence.ts decides what is flagged; never a refusal).
+
+
+/** The section for the diff from `base` to `commit` in `workTree` (empty: nothing to flag, or no diff to read). */
+async function reviewTheseSection(workTree, base, commit) {
+    try {
+        // No textconv or external diff of the tree's: git's own diff of the two commits' blobs.
+        const diff = await gitBytes(workTree, [
+            'diff',
+            '--no-ext-diff',
+            '--no-textconv',
+            '-U0',
+            base,
+            commit,
+            '--'
+        ]);
+        return reviewSection(scanDiff(diff.toString('utf8')));
+    }
+    catch (error) {
+        return `### Review these\n\nThe delivered diff could not be read for review flags: ${error.message}\n`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/delivery-decision.ts
+function decideDelivery(facts) {
+    const { pr, success, branch } = facts;
+    if (facts.stopReason === 'already_green')
+        return {
+            push: false,
+            skipped: 'every gate passed before any agent ran, so there was nothing to do and nothing was pushed'
+        };
+    // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
+    if (pr !== undefined && !success)
+        return {
+            push: false,
+            skipped: `the gates did not pass, so nothing was pushed onto pull request #${pr}'s branch (on-failure applies to the action's own branches only)`
+        };
+    if (pr !== undefined && facts.addedNoCommits)
+        return { push: false, skipped: `the loop added no commits, so pull request #${pr} is left as it was` };
+    // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
+    const wantPush = success ? facts.openPr : facts.onFailure !== 'none';
+    const wantPr = success ? facts.openPr : facts.onFailure === 'draft-pr';
+    if (!wantPush)
+        return {
+            push: false,
+            skipped: success
+                ? `open-pr is false, so nothing was pushed: the work is on the local branch ${branch} and in the run record`
+                : 'on-failure is none, so nothing was pushed: the work is on the local branch and in the run record'
+        };
+    return {
+        push: true,
+        pullRequest: !wantPr ? 'none' : pr !== undefined ? 'onto-pr' : 'open',
+        draft: facts.draft || !success
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/steps/deliver.ts
+// Step 5, deliver: what the inputs say to do with the work for this outcome (delivery-decision.ts, a pure
+// decision tested with a table), then the push and the pull request. Known failures come back as sentences with their fix (for
+// setFailed and the summary), never as stack traces. The checkout is given back whatever happened.
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
+ * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
+ */
+async function branchMovedDuringLoop(workTree, branch, result) {
+    const verified = [...result.iterations].reverse().find(it => it.treeHash)?.treeHash ?? result.start.tree;
+    if (!verified)
+        return undefined;
+    const tree = await new repo_GitRepo(workTree).exec(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{tree}`], { probe: true });
+    if (tree.stdout.trim() === verified)
+        return undefined;
+    return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`;
+}
+/** The delivered commit may change no protected path (the restore before each gate run guarantees it): the problem, if any. */
+async function protectedPathsDelivered(workTree, result) {
+    const base = result.start.commit;
+    if (!result.protected || !base)
+        return undefined;
+    const head = await new repo_GitRepo(workTree).commitOf('HEAD');
+    if (!head)
+        return undefined;
+    const changed = await protectedInCommit(workTree, base, head, result.protected.rules, result.protected.guardrails);
+    if (changed.length === 0)
+        return undefined;
+    return `the commit to deliver changes protected paths (${revertsLine(changed)}), so nothing was pushed`;
+}
+/**
+ * Push and open or update the pull request, as the inputs say for this outcome. `head` is the commit to
+ * deliver when it is not the work tree's HEAD (the deliver job of two-job mode, whose tree stays on the base).
+ */
+async function deliverWork(prepared, result, head, decided) {
+    const { plan, workTree, branch, clients } = prepared;
+    const { inputs } = plan;
+    const delivery = {
+        branch: branch.branch,
+        pushed: false,
+        problems: [],
+        notes: [...(plan.trigger?.notes ?? [])]
+    };
+    const commit = head ?? (await new repo_GitRepo(workTree).commitOf('HEAD'));
+    if (commit)
+        delivery.commit = commit;
+    const decision = decided ??
+        decideDelivery({
+            stopReason: result.stopReason,
+            success: result.success,
+            ...(plan.pr ? { pr: plan.pr.number } : {}),
+            addedNoCommits: commit !== undefined && commit === branch.remoteSha,
+            openPr: inputs.openPr,
+            onFailure: inputs.onFailure,
+            draft: inputs.draft,
+            branch: branch.branch
+        });
+    if (!decision.push) {
+        delivery.skipped = decision.skipped;
+        return delivery;
+    }
+    // Verified on a clean checkout (loop/verify.ts): exactly that commit is pushed, and only while HEAD is it.
+    const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined;
+    if (result.success && verified !== undefined && commit !== verified) {
+        delivery.problems.push(`${branch.branch} is at ${commit?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout: nothing was pushed`);
+        return delivery;
+    }
+    if (!(await hasDiff(workTree, branch.baseSha, commit))) {
+        delivery.skipped = `the loop left no change against ${branch.base}, so there is nothing to push and no pull request`;
+        core/* info */.pq(`Branch ${branch.branch} has no change against ${branch.base}: nothing to push.`);
+        return delivery;
+    }
+    const token = inputs.pushToken ?? inputs.githubToken;
+    const serverUrl = plan.context.serverUrl;
+    const repository = `${plan.context.repo.owner}/${plan.context.repo.repo}`;
+    core/* startGroup */.Oh(`Pushing ${branch.branch}`);
+    try {
+        const timing = retryTiming();
+        const pushed = await pushWithRetry(workTree, {
+            branch: branch.branch,
+            remote: REMOTE,
+            token,
+            serverUrl,
+            repository,
+            leaseSha: branch.remoteSha,
+            ...(result.success && verified !== undefined ? { ref: verified } : head ? { ref: head } : {}),
+            stallSeconds: timing.pushStallSeconds,
+            log: message => core/* info */.pq(message)
+        }, {
+            attempts: 3,
+            waitMs: attempt => backoffMs(timing, attempt + 1),
+            ...(clients.budget.deadline !== undefined ? { deadline: clients.budget.deadline } : {})
+        });
+        if (!pushed.pushed) {
+            const failure = pushed.error;
+            delivery.problems.push(failure?.message ?? `the push of ${branch.branch} failed`);
+            if (failure?.detail)
+                core/* info */.pq(failure.detail);
+            if (failure?.kind === PUSH_FAILURE.workflowsPermission) {
+                const patch = await formatPatch(workTree, branch.baseSha, commit);
+                const file = external_node_path_default().join(plan.config.recordDir, 'ralph.patch');
+                (0,external_node_fs_.writeFileSync)(file, patch);
+                delivery.patch = { file: 'ralph.patch', text: patch };
+            }
+            return delivery;
+        }
+        delivery.pushed = true;
+        delivery.commit = pushed.sha;
+    }
+    finally {
+        core/* endGroup */.N4();
+    }
+    if (decision.pullRequest === 'none')
+        return delivery;
+    if (decision.pullRequest === 'onto-pr' && plan.pr) {
+        // Its title, description, labels and reviewers are its author's: the push is the update, and the
+        // tracking comment on it says what the loop did.
+        const { owner, repo } = plan.context.repo;
+        const url = `${plan.context.serverUrl}/${owner}/${repo}/pull/${plan.pr.number}`;
+        delivery.pullRequest = { number: plan.pr.number, url, operation: 'updated' };
+        if (inputs.pushToken === undefined)
+            delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
+        core/* info */.pq(`Pushed onto pull request #${plan.pr.number}'s branch; its title and description are left as they are: ${url}`);
+        return delivery;
+    }
+    if (inputs.pushToken === undefined)
+        delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
+    const text = pullRequestText({
+        status: result,
+        task: plan.task,
+        links: { run: plan.context.runUrl, artifactName: plan.artifactName },
+        base: branch.base,
+        delivery
+    }, {
+        ...(inputs.prTitle !== undefined ? { title: inputs.prTitle } : {}),
+        ...(plan.closes !== undefined ? { closes: plan.closes } : {}),
+        ...(plan.trigger?.proposeTo
+            ? {
+                note: `Proposed for pull request #${plan.trigger.proposeTo.number}: ${plan.trigger.proposeTo.reason}.`
+            }
+            : {}),
+        failing: !result.success,
+        review: await reviewTheseSection(workTree, branch.baseSha, delivery.commit ?? commit)
+    });
+    core/* startGroup */.Oh('Opening or updating the pull request');
+    try {
+        const octokit = await clients.delivery();
+        const pr = await openOrUpdatePullRequest(octokit, {
+            owner: plan.context.repo.owner,
+            repo: plan.context.repo.repo,
+            head: branch.branch,
+            base: branch.base,
+            title: text.title,
+            body: text.body,
+            draft: decision.draft,
+            labels: inputs.labels,
+            reviewers: inputs.reviewers,
+            assignees: inputs.assignees,
+            ownedBy: await clients.deliveryActor(),
+            log: message => core/* info */.pq(message)
+        });
+        delivery.pullRequest = { number: pr.number, url: pr.url, operation: pr.operation };
+        for (const warning of pr.warnings) {
+            core/* warning */.$e(warning);
+            delivery.notes.push(warning);
+        }
+        core/* info */.pq(`Pull request #${pr.number} ${pr.operation}: ${pr.url}`);
+    }
+    catch (error) {
+        delivery.problems.push(error.message);
+    }
+    finally {
+        core/* endGroup */.N4();
+    }
+    return delivery;
+}
+/**
+ * Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. `decided`
+ * overrides what the inputs would decide (a loop that goes on in another run pushes, and opens no PR).
+ */
+async function deliver(prepared, result, cancelled, decided) {
+    const { workTree, branch, identity } = prepared;
+    let delivery;
+    if (cancelled)
+        delivery = undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was pushed' });
+    else {
+        const moved = await branchMovedDuringLoop(workTree, branch.branch, result);
+        try {
+            if (moved)
+                throw new Error(moved);
+            const touched = await protectedPathsDelivered(workTree, result);
+            if (touched)
+                throw new Error(touched);
+            delivery = await deliverWork(prepared, result, undefined, decided);
+        }
+        catch (error) {
+            delivery = undelivered(branch.branch, { problem: `delivery failed: ${error.message}` });
+        }
+    }
+    await restoreIdentity(identity);
+    await restoreCheckout(workTree, branch);
+    return delivery;
+}
+
+// EXTERNAL MODULE: external "node:stream"
+var external_node_stream_ = __nccwpck_require__(57075);
+;// CONCATENATED MODULE: external "node:stream/promises"
+const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
+;// CONCATENATED MODULE: ./src/github/artifacts.ts
+// The run record (progress.md, status.json, logs/) uploaded as one artifact, and artifacts downloaded and
+// unpacked with bounds. @actions/artifact is imported only here and only when an upload happens: it is most of
+// the bundle and ~250 ms of start-up. A download is ours (the signed URL, then a streaming unzip), not the
+// library's: the library unpacks whatever the zip holds, however large, before any check.
+
+
+
+
+
+/** Every file under `dir`, absolute, skipping status.json's in-flight temp files. */
+function recordFiles(dir) {
+    const files = [];
+    const walk = (folder) => {
+        for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
+            const full = external_node_path_default().join(folder, entry.name);
+            if (entry.isDirectory())
+                walk(full);
+            else if (entry.isFile() && !entry.name.endsWith('.tmp'))
+                files.push(full);
+        }
+    };
+    walk(dir);
+    return files.sort();
+}
+/** A name the artifact service accepts: no " : < > | * ? \ / or control characters. */
+function safeArtifactName(name) {
+    // eslint-disable-next-line no-control-regex
+    return name.replace(/["<>|*?:\\/\x00-\x1f]+/g, '-');
+}
+/**
+ * Uploads the record folder as artifact `name`. Throws when the service refuses it (the caller turns that
+ * into a warning: a lost upload must not fail a run that did its work).
+ */
+async function uploadRecord(dir, name, options = {}) {
+    (0,external_node_fs_.statSync)(dir);
+    const files = recordFiles(dir);
+    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(580), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+    const client = new DefaultArtifactClient();
+    const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
+        ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
+        // Logs compress well; the default level is a good trade for text.
+        compressionLevel: 6
+    });
+    return {
+        ...(uploaded.id !== undefined ? { id: uploaded.id } : {}),
+        ...(uploaded.size !== undefined ? { size: uploaded.size } : {}),
+        name: safeArtifactName(name),
+        files: files.length
+    };
+}
+const inMegabytes = (bytes) => `${Math.round(bytes / (1024 * 1024))} MB`;
+/** An entry's name as a log line may show it: the zip's, so printable ASCII only, and short. */
+const artifacts_shown = (name) => JSON.stringify((name ?? '').slice(0, 100).replace(/[^\x20-\x7e]/g, '?'));
+/** An artifact refused by its rules: nothing of it is left written. */
+class UnpackRefused extends Error {
+    why;
+    entry;
+    limit;
+    name = 'UnpackRefused';
+    constructor(why, 
+    /** The entry that broke the rule (for `total`, the one being unpacked then). */
+    entry, 
+    /** The bound broken, in bytes (entries, for `entries`). */
+    limit) {
+        super(why === 'unexpected'
+            ? `it holds ${artifacts_shown(entry)}, which it never holds`
+            : why === 'twice'
+                ? `it holds ${artifacts_shown(entry)} twice`
+                : why === 'entries'
+                    ? `it holds more than ${limit} entries`
+                    : why === 'entry'
+                        ? `${artifacts_shown(entry)} unpacks to more than ${inMegabytes(limit)}`
+                        : `it unpacks to more than ${inMegabytes(limit)}`);
+        this.why = why;
+        this.entry = entry;
+        this.limit = limit;
+    }
+}
+/** A download that failed on the way (the connection, a 5xx, a stall): worth another try. */
+class InTransit extends Error {
+    name = 'InTransit';
+}
+/** An HTTP answer that is not the one asked for: in transit when a 5xx or a 429. */
+function httpStatus(status, what) {
+    const message = `${what} answered HTTP ${status}`;
+    return status >= 500 || status === 429 ? new InTransit(message) : new Error(message);
+}
+const TWIRP = 'twirp/github.actions.results.api.v1.ArtifactService';
+/** The run and job this job's runtime token names (its `Actions.Results:<run>:<job>` scope). */
+function backendIds(token) {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+    for (const scope of String(payload.scp ?? '').split(' ')) {
+        const [name, run, job] = scope.split(':');
+        if (name === 'Actions.Results' && run && job)
+            return { run, job };
+    }
+    throw new Error('the runtime token names no workflow run');
+}
+/** fetch, its failures to get an answer made InTransit. */
+async function reach(url, init) {
+    try {
+        return await fetch(url, init);
+    }
+    catch (error) {
+        throw new InTransit(error.message, { cause: error });
+    }
+}
+/** One call of the artifact service (Twirp JSON, as @actions/artifact makes it), with this job's runtime token. */
+async function twirp(method, body, timing) {
+    const token = process.env.ACTIONS_RUNTIME_TOKEN ?? '';
+    const base = process.env.ACTIONS_RESULTS_URL;
+    if (!token || !base)
+        throw new Error('ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set');
+    const response = await reach(new URL(`/${TWIRP}/${method}`, base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timing.requestTimeoutMs)
+    });
+    const text = await response.text().catch((error) => {
+        throw new InTransit(error.message);
+    });
+    if (!response.ok)
+        throw httpStatus(response.status, `the artifact service's ${method}`);
+    return JSON.parse(text);
+}
+/** A signed URL of this run's artifact `id`, from the artifact service. */
+async function signedUrlOfThisRun(id, timing) {
+    const own = backendIds(process.env.ACTIONS_RUNTIME_TOKEN ?? '');
+    const listed = await twirp('ListArtifacts', { workflow_run_backend_id: own.run, workflow_job_run_backend_id: own.job, id_filter: String(id) }, timing);
+    const artifact = (Array.isArray(listed.artifacts) ? listed.artifacts : [])[0];
+    if (!artifact)
+        throw new Error(`this run has no artifact ${id}`);
+    const signed = await twirp('GetSignedArtifactURL', {
+        workflow_run_backend_id: String(artifact.workflow_run_backend_id),
+        workflow_job_run_backend_id: String(artifact.workflow_job_run_backend_id),
+        name: String(artifact.name)
+    }, timing);
+    if (typeof signed.signed_url !== 'string')
+        throw new Error('the artifact service gave no download URL');
+    return signed.signed_url;
+}
+/** Where GitHub redirects the download of another run's artifact `id` (GET …/artifacts/{id}/zip). */
+async function signedUrlOfOtherRun(octokit, findBy, id) {
+    const { status, headers } = await octokit.request('GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', {
+        owner: findBy.repositoryOwner,
+        repo: findBy.repositoryName,
+        artifact_id: id,
+        archive_format: 'zip',
+        request: { redirect: 'manual' }
+    });
+    const location = headers.location;
+    if (Number(status) !== 302 || !location)
+        throw httpStatus(Number(status), `the download of artifact ${id}`);
+    return location;
+}
+/** Bytes through, refused past `limit`: the check runs on every chunk, before it goes on to be written. */
+function counted(limit, over, seen) {
+    return new external_node_stream_.Transform({
+        transform(chunk, _encoding, done) {
+            seen.bytes += chunk.length;
+            if (seen.bytes > limit)
+                done(over());
+            else
+                done(null, chunk);
+        }
+    });
+}
+/** Reads what it is given and keeps none of it. */
+const nowhere = () => new external_node_stream_.Writable({ write: (_chunk, _encoding, done) => done() });
+/** Ends when `file` is closed (destroyed first if it is not): an fs stream closes once its open has come back. */
+function artifacts_closed(file) {
+    if (file.closed)
+        return Promise.resolve();
+    return new Promise(resolve => {
+        file.once('close', resolve);
+        file.destroy();
+    });
+}
+/** A new file for entry `name` inside `dir` (never an existing one, nor anything a link points to). */
+function fileFor(dir, name) {
+    const file = external_node_path_default().join(dir, name);
+    if (external_node_path_default().relative(dir, file).startsWith('..'))
+        throw new UnpackRefused('unexpected', name, 0);
+    (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(file), { recursive: true });
+    return (0,external_node_fs_.createWriteStream)(file, { flags: 'wx', mode: 0o600 });
+}
+/** Streams the zip at `url` into `dir` by `rules`; on a refusal or a failure, what was written is left to the caller. */
+async function unpack(url, dir, rules, timing) {
+    const { default: UnzipStream } = await __nccwpck_require__.e(/* import() */ 580).then(__nccwpck_require__.t.bind(__nccwpck_require__, 85580, 23));
+    const controller = new AbortController();
+    // A body that stops moving is cut off, as a request with no answer is.
+    const idle = setTimeout(() => controller.abort(new InTransit('the download stalled')), timing.requestTimeoutMs);
+    try {
+        const response = await reach(url, { signal: controller.signal });
+        if (!response.ok || !response.body)
+            throw httpStatus(response.status, 'the artifact store');
+        const source = external_node_stream_.Readable.fromWeb(response.body);
+        const zip = new UnzipStream();
+        // Which failed first, the download or the zip (each then fails the other with the same error).
+        let first;
+        source.on('data', () => idle.refresh());
+        source.on('error', () => (first ??= 'download'));
+        zip.on('error', () => (first ??= 'zip'));
+        let refused;
+        const refuse = (error) => {
+            refused ??= error;
+            zip.destroy(error);
+        };
+        const seen = new Set();
+        // Every entry's bytes, written or not, against the bound of all (one count: entries may overlap in flight).
+        const unpacked = { bytes: 0 };
+        const entries = [];
+        // The files opened: on a refusal each is closed before the caller empties the folder (a file whose open was
+        // still on its way would otherwise appear after the emptying).
+        const files = [];
+        const opened = (name) => {
+            const file = fileFor(dir, name);
+            files.push(file);
+            return file;
+        };
+        zip.on('entry', entry => {
+            const name = entry.path;
+            const most = entry.type === 'File' ? rules.most(name) : undefined;
+            const problem = seen.size >= rules.entries
+                ? new UnpackRefused('entries', name, rules.entries)
+                : seen.has(name)
+                    ? new UnpackRefused('twice', name, 0)
+                    : most === undefined && entry.type === 'File' && rules.strict
+                        ? new UnpackRefused('unexpected', name, 0)
+                        : // A header that says it is too big is believed; one that says it is small is not.
+                            most !== undefined && entry.size !== undefined && entry.size > most
+                                ? new UnpackRefused('entry', name, most)
+                                : undefined;
+            seen.add(name);
+            if (problem)
+                return refuse(problem);
+            const total = counted(rules.total, () => new UnpackRefused('total', name, rules.total), unpacked);
+            const done = most === undefined
+                ? (0,external_node_stream_promises_namespaceObject.pipeline)(entry, total, nowhere())
+                : (0,external_node_stream_promises_namespaceObject.pipeline)(entry, total, counted(most, () => new UnpackRefused('entry', name, most), { bytes: 0 }), opened(name));
+            entries.push(done.catch((error) => refuse(error)));
+        });
+        // The zip is held to the bound too: a stored (uncompressed) entry weighs its bytes either way.
+        const zipped = counted(rules.total + 1024 * 1024, () => new UnpackRefused('total', undefined, rules.total), { bytes: 0 });
+        try {
+            await (0,external_node_stream_promises_namespaceObject.pipeline)(source, zipped, zip);
+            await Promise.all(entries);
+            if (refused)
+                throw refused;
+        }
+        catch (error) {
+            source.destroy();
+            await Promise.all(files.map(artifacts_closed));
+            const failure = refused ?? error;
+            if (failure instanceof UnpackRefused)
+                throw failure;
+            if (first === 'download')
+                throw new InTransit(failure.message, { cause: error });
+            throw new Error(`it is not a zip that can be read (${failure.message})`, { cause: error });
+        }
+    }
+    finally {
+        clearTimeout(idle);
+    }
+}
+/**
+ * Downloads artifact `id` (this run's, or another run's through the REST API with `from`) and unpacks it into
+ * `dir` by `rules`, streaming: nothing it may not hold is written, and it stops at the first bound broken
+ * (UnpackRefused). A download that fails on the way is tried again from the start.
+ */
+async function downloadInto(id, dir, rules, from) {
+    const timing = retryTiming();
+    const deadline = Date.now() + timing.boundMs;
+    (0,external_node_fs_.mkdirSync)(dir, { recursive: true });
+    // unzip-stream calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
+    const warned = process.noDeprecation;
+    process.noDeprecation = true;
+    try {
+        for (let attempt = 1;; attempt++) {
+            try {
+                const url = from
+                    ? await signedUrlOfOtherRun(from.octokit, from.findBy, id)
+                    : await signedUrlOfThisRun(id, timing);
+                return await unpack(url, dir, rules, timing);
+            }
+            catch (error) {
+                emptied(dir);
+                const wait = backoffMs(timing, attempt);
+                if (!(error instanceof InTransit) || !mayRetry(timing, { attempt, waitMs: wait, deadline }))
+                    throw error;
+                await sleep(wait);
+            }
+        }
+    }
+    finally {
+        process.noDeprecation = warned === true;
+    }
+}
+/** `dir`, made empty again. */
+function emptied(dir) {
+    for (const name of (0,external_node_fs_.readdirSync)(dir))
+        (0,external_node_fs_.rmSync)(external_node_path_default().join(dir, name), { recursive: true, force: true });
+}
+
+;// CONCATENATED MODULE: ./src/action/upload.ts
+// The run record as an artifact, from main at the end of a run, or from post when main was cancelled.
+
+
+
+/** Rejects after `ms`; the upload it races is left to end on its own (the step exits soon after). */
+function timeLimit(work, ms) {
+    let timer;
+    const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms);
+    });
+    // The race below reports the failure; this only keeps a late rejection after the time limit from going unhandled.
+    work.catch(() => undefined);
+    return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+/**
+ * Uploads the record as an artifact, and once more under a fresh name when that fails (a half-made artifact
+ * keeps its name taken); not at all, in one warning, where the job has no artifact service. A failure after that is a warning, never the step's: the loop did its work, and
+ * the record is still on the runner.
+ */
+async function uploadArtifact(recordDir, name, options = {}) {
+    // Without the runner's artifact service there is nothing to try, and nothing to try again.
+    const missing = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RESULTS_URL'].filter(v => !process.env[v]);
+    if (missing.length > 0) {
+        const message = `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set (a GitHub runner gives them to every step)`;
+        core/* warning */.$e(`The run record was not uploaded: ${message}; it is on the runner at ${recordDir}.`);
+        return { failed: message };
+    }
+    const timing = retryTiming();
+    let attemptName = name;
+    for (let attempt = 1;; attempt++) {
+        try {
+            const uploaded = await timeLimit(uploadRecord(recordDir, attemptName, { retentionDays: options.retentionDays }), timing.uploadTimeoutMs);
+            core/* info */.pq(`Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`);
+            return { uploaded };
+        }
+        catch (error) {
+            const message = error.message.split('\n')[0];
+            const late = options.deadline !== undefined && Date.now() > options.deadline;
+            if (attempt >= 2 || late) {
+                core/* warning */.$e(`The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`);
+                return { failed: message };
+            }
+            // A matrix or a re-run step can reuse a name within a run; a failed upload can leave it taken.
+            attemptName = `${name}-${Date.now().toString(36)}`;
+            core/* info */.pq(`The upload of ${name} failed (${message}); uploading it again as ${attemptName}.`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/handover/format.ts
+// Two-job mode: the agent's job (`mode: agent`, read permissions only) hands its work over as a delivery
+// artifact, a git bundle of the loop's commits and the loop's result; the deliver job (`mode: deliver`, which
+// runs no agent) takes it over. Everything in the artifact is data from a job the agent ran in: the deliver job
+// decides the branch, the base, the trigger and what protects the repository itself, and checks the bundle
+// against them before anything of it is pushed.
+// This file is the manifest's format, read by both sides: pack.ts (the agent job's) and receive.ts (the deliver job's).
+
+
+const HANDOVER_FILE = 'delivery.json';
+const BUNDLE_FILE = 'delivery.bundle';
+/** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
+const MOST_HANDOVER_BYTES = 32 * 1024 * 1024;
+/** The most a delivery's bundle may weigh (or twice max-file-size, when more): the loop's new objects only. */
+const MOST_BUNDLE_BYTES = 256 * 1024 * 1024;
+/** What a delivery artifact may hold: its manifest and its bundle, each bounded, and nothing else. */
+function deliveryRules(maxFileBytes) {
+    const bundle = Math.max(MOST_BUNDLE_BYTES, 2 * maxFileBytes);
+    return {
+        most: name => (name === HANDOVER_FILE ? MOST_HANDOVER_BYTES : name === BUNDLE_FILE ? bundle : undefined),
+        total: MOST_HANDOVER_BYTES + bundle,
+        entries: 2,
+        strict: true
+    };
+}
+function triggerFacts(planned) {
+    const trigger = planned.plan.trigger;
+    return {
+        event: planned.context.eventName,
+        ...(trigger?.issueNumber !== undefined ? { issue: trigger.issueNumber } : {}),
+        ...(trigger?.commentId !== undefined ? { comment: trigger.commentId } : {}),
+        ...(planned.plan.pr ? { pullRequest: planned.plan.pr.number } : {}),
+        hunt: planned.hunt
+    };
+}
+const factsLine = (f) => [
+    f.event,
+    f.issue !== undefined ? `#${f.issue}` : undefined,
+    f.comment !== undefined ? `comment ${f.comment}` : undefined,
+    f.pullRequest !== undefined ? `pull request #${f.pullRequest}` : undefined,
+    f.hunt ? 'a hunt' : undefined
+]
+    .filter(Boolean)
+    .join(', ');
+/** `ralph-delivery-<ralph>-<run id>-<attempt>`. */
+function deliveryArtifactName(plan) {
+    return safeArtifactName(`ralph-delivery-${plan.ralph.name}-${plan.context.runId}-${plan.context.runAttempt}`);
+}
+const isText = (value) => typeof value === 'string' && value.length > 0;
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** A ralph, branch, repository or run as the manifest names it: nothing a log line or markdown could read as more. */
+const format_NAME = /^[A-Za-z0-9._/-]{1,200}$/;
+/** The manifest's shape, as far as the deliver job reads it: a one-line problem, or undefined. */
+function malformed(value) {
+    const h = value;
+    if (typeof h !== 'object' || h === null)
+        return 'it is not a JSON object';
+    if (h.version !== 1)
+        return `its version is ${JSON.stringify(h.version)}, not 1`;
+    for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'])
+        if (!isText(h[key]) || !format_NAME.test(h[key]))
+            return `${key} is missing or not a name`;
+    if (!isText(h.start) || !SHA.test(h.start))
+        return 'start is not a commit id';
+    if (h.head !== undefined && (!isText(h.head) || !SHA.test(h.head)))
+        return 'head is not a commit id';
+    const r = h.result;
+    if (typeof r !== 'object' || r === null)
+        return 'result is missing';
+    if (typeof r.success !== 'boolean' || !isText(r.stopReason) || !(r.stopReason in STOP_WORDS))
+        return 'result has no stop reason';
+    if (!Array.isArray(r.iterations) || typeof r.cost !== 'object' || r.cost === null)
+        return 'result has no iterations or cost';
+    if (!Number.isFinite(r.cost.totalUsd) || !Number.isFinite(r.durationMs))
+        return 'result has no cost or duration in numbers';
+    if (!r.iterations.every(it => typeof it === 'object' &&
+        it !== null &&
+        Number.isSafeInteger(it.iteration) &&
+        Number.isFinite(it.durationMs) &&
+        Array.isArray(it.checks)))
+        return 'result has an iteration that is not one';
+    if (!Array.isArray(h.notes))
+        return 'notes is missing';
+    const t = h.trigger;
+    if (typeof t !== 'object' || t === null || !isText(t.event) || typeof t.hunt !== 'boolean')
+        return 'trigger is missing';
+    for (const key of ['issue', 'comment', 'pullRequest'])
+        if (t[key] !== undefined && !Number.isSafeInteger(t[key]))
+            return `trigger.${key} is not a number`;
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/action/handover/pack.ts
+// Two-job mode, the agent job's side: the loop's commits as a git bundle and its result as delivery.json, uploaded
+// as the delivery artifact; this job writes nothing to GitHub.
+
+
+
+
+
+
+
+
+
+
+
+async function packHandover(prepared, result) {
+    const { plan, workTree, branch } = prepared;
+    const delivery = {
+        branch: branch.branch,
+        pushed: false,
+        problems: [],
+        notes: [...(plan.trigger?.notes ?? [])]
+    };
+    const head = await new repo_GitRepo(workTree).commitOf('HEAD');
+    const start = result.start.commit ?? branch.startSha;
+    if (head)
+        delivery.commit = head;
+    const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined;
+    const problem = (await branchMovedDuringLoop(workTree, branch.branch, result)) ??
+        (await protectedPathsDelivered(workTree, result)) ??
+        (result.success && verified !== undefined && head !== verified
+            ? `${branch.branch} is at ${head?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout`
+            : undefined);
+    if (problem) {
+        delivery.problems.push(`nothing was handed over: ${problem}`);
+        return { delivery };
+    }
+    const carries = head !== undefined && head !== start;
+    const handover = {
+        version: 1,
+        repository: `${plan.context.repo.owner}/${plan.context.repo.repo}`,
+        runId: String(plan.context.runId),
+        runAttempt: String(plan.context.runAttempt),
+        ralph: plan.ralph.name,
+        branch: branch.branch,
+        base: branch.base,
+        start,
+        ...(carries ? { head } : {}),
+        result,
+        record: plan.artifactName,
+        ...(carries ? {} : { skipped: `the loop made no commit on top of ${start.slice(0, 12)}` }),
+        notes: delivery.notes,
+        trigger: triggerFacts(prepared)
+    };
+    const dir = scratch('ralph-delivery-');
+    try {
+        if (carries)
+            await createBundle(workTree, external_node_path_default().join(dir, BUNDLE_FILE), branch.branch, start, head);
+        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, HANDOVER_FILE), JSON.stringify(handover, null, 2));
+        const upload = await uploadArtifact(dir, deliveryArtifactName(plan), {
+            retentionDays: plan.inputs.retentionDays ?? 1,
+            ...(prepared.clients.budget.deadline !== undefined
+                ? { deadline: prepared.clients.budget.deadline }
+                : {})
+        });
+        if ('failed' in upload) {
+            delivery.problems.push(`the delivery artifact could not be uploaded (${upload.failed})`);
+            return { delivery };
+        }
+        delivery.skipped = `this is the agent's job of two: the deliver job checks the work and delivers it (artifact ${upload.uploaded.name})`;
+        core/* info */.pq(`Handed over ${carries ? `${branch.branch} at ${head.slice(0, 12)}` : 'the run, with no commit,'} as artifact ${upload.uploaded.name}: the deliver job checks it and delivers it.`);
+        return { delivery, artifact: upload.uploaded.name };
+    }
+    finally {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+    }
+}
+/** `mode: agent`'s delivery: the handover (nothing when the run was cancelled), then the checkout given back. */
+async function handOver(prepared, result, cancelled) {
+    const { workTree, branch, identity } = prepared;
+    let handed;
+    if (cancelled)
+        handed = {
+            delivery: undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was handed over' })
+        };
+    else
+        try {
+            handed = await packHandover(prepared, result);
+        }
+        catch (error) {
+            handed = {
+                delivery: undelivered(branch.branch, { problem: `the handover failed: ${error.message}` })
+            };
+        }
+    await restoreIdentity(identity);
+    await restoreCheckout(workTree, branch);
+    return handed;
+}
+
+;// CONCATENATED MODULE: ./src/trigger/hunt.ts
+
+
+/** A hunt: a run that no issue or pull request asked for (schedule, workflow_dispatch, push). */
+const isHunt = (trigger) => ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
+    trigger.issueNumber === undefined &&
+    trigger.pr === undefined;
+/** The branch a ralph's hunts work on: the action's default branch for a ralph. */
+const huntBranch = (ralphName) => `ralph/${ralphName}`;
+// Branches of `/ralph` runs on issues (and their own suffixed ones) are a person's request, not a hunt: not counted against the cap.
+const ISSUE_BRANCH = /^ralph\/issue-\d+(\.\d+)?$/;
+// How many suffixed branches (`<branch>.2`…) are tried past strangers' pull requests before giving up.
+const MAX_SUFFIX = 20;
+/** The open pull requests on `branch` (in this repository), newest first, split into the action's own and the others. */
+async function pullsOn(octokit, target, branch) {
+    const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+        owner: target.owner,
+        repo: target.repo,
+        state: 'open',
+        // GitHub needs the owner: prefix, or it ignores the filter and lists every PR.
+        head: `${target.owner}:${branch}`,
+        per_page: 100
+    });
+    const onBranch = pulls
+        .filter(p => p.head.ref === branch && sameRepo(p.head.repo?.full_name, target))
+        .sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1));
+    const own = onBranch.find(p => isOwnWork(p, target.actor, PULL_REQUEST_MARKER));
+    const other = onBranch.find(p => !isOwnWork(p, target.actor, PULL_REQUEST_MARKER));
+    return { ...(own ? { own: toRalphPull(own) } : {}), ...(other ? { other: toRalphPull(other) } : {}) };
+}
+/** The open pull requests on this ralph's hunt branch: `own` the one the action opened, `other` one it did not. */
+function findOpenRalphPull(octokit, target) {
+    return pullsOn(octokit, target, target.branch ?? huntBranch(target.ralphName));
+}
+/**
+ * The branch the action works on when it wants `wanted` (`ralph/<name>`, `ralph/issue-<N>`, `ralph/pr-<N>`):
+ * `wanted` itself, unless an open pull request on it is a stranger's; then `<wanted>.2`, `.3`… (a dot, which
+ * no ralph name holds). A stranger's pull request is never updated, pushed onto or continued: it is
+ * answered in `strangers`, for the summary. `pull` is the action's own open pull request on the branch.
+ */
+async function ownBranch(octokit, target, wanted) {
+    const strangers = [];
+    for (let n = 1; n <= MAX_SUFFIX; n++) {
+        const branch = n === 1 ? wanted : `${wanted}.${n}`;
+        const { own, other } = await pullsOn(octokit, target, branch);
+        // The action's own pull request wins: a stranger's beside it on the same head is left alone.
+        if (own)
+            return { branch, pull: own, strangers };
+        if (!other)
+            return { branch, strangers };
+        strangers.push(other);
+    }
+    throw new Error(`${wanted} and ${MAX_SUFFIX - 1} suffixed branches all carry pull requests this action did not open: close some of them`);
+}
+/** What the summary says of strangers' pull requests that a run's branch was moved away from. */
+function strangersNote(wanted, branch, strangers) {
+    if (strangers.length === 0)
+        return undefined;
+    const list = strangers.map(p => `#${p.number} (${p.headRef})`).join(', ');
+    return `${wanted} carries a pull request this action did not open (${list}): it was left as it is, and the loop works on ${branch} instead`;
+}
+/** Every open pull request of a hunt in the repository that the action opened (same-repository heads under `ralph/`). */
+async function openHuntPulls(octokit, target) {
+    const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+        owner: target.owner,
+        repo: target.repo,
+        state: 'open',
+        per_page: 100
+    });
+    return pulls
+        .filter(p => p.head.ref.startsWith('ralph/') &&
+        !ISSUE_BRANCH.test(p.head.ref) &&
+        sameRepo(p.head.repo?.full_name, target) &&
+        isOwnWork(p, target.actor, PULL_REQUEST_MARKER))
+        .map(toRalphPull);
+}
+/**
+ * What tonight's hunt does: continue its open PR, start a new branch, or stop at the cap. `maxOpenPrs`
+ * undefined = no cap. Continuing never counts against the cap (it opens nothing). A stranger's pull request
+ * on the hunt's branch moves the hunt to a branch of its own (ownBranch).
+ */
+async function planHunt(octokit, target) {
+    const { branch, pull, strangers } = await ownBranch(octokit, target, target.branch ?? huntBranch(target.ralphName));
+    if (pull)
+        return { kind: 'continue', branch: pull.headRef, pull, strangers };
+    if (target.maxOpenPrs === undefined)
+        return { kind: 'new', branch, strangers };
+    const open = await openHuntPulls(octokit, target);
+    if (open.length >= target.maxOpenPrs)
+        return {
+            kind: 'capped',
+            reason: `${open.length} hunt pull request${open.length === 1 ? ' is' : 's are'} open ` +
+                `(${open.map(p => `#${p.number}`).join(', ') || 'none'}) and max-open-prs is ${target.maxOpenPrs}: ` +
+                `review or close one to let ${target.ralphName} open another`,
+            openPulls: open
+        };
+    return { kind: 'new', branch, openPulls: open.length, strangers };
+}
+function sameRepo(fullName, target) {
+    return (fullName ?? '').toLowerCase() === `${target.owner}/${target.repo}`.toLowerCase();
+}
+function toRalphPull(p) {
+    return {
+        number: p.number,
+        url: p.html_url,
+        headRef: p.head.ref,
+        headSha: p.head.sha,
+        baseRef: p.base.ref,
+        title: p.title,
+        updatedAt: p.updated_at
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/action/jobs/kind.ts
 const ONE = {
     writes: true,
@@ -59969,6 +64612,9 @@ function jobKind(inputs) {
     };
     if (inputs.mode === 'list')
         return { ...values, kind: 'list', delivers: false };
+    // The first job of two with a budget (#38): it reserves the lease, and runs no agent.
+    if (inputs.mode === 'reserve')
+        return { ...values, kind: 'reserve', delivers: false, installsAgent: false, meters: false };
     if (inputs.dryRun)
         return { ...values, kind: 'dry-run' };
     if (inputs.mode === 'agent')
@@ -59984,6 +64630,7 @@ function jobKind(inputs) {
 // From the inputs and the run's context to a plan: the project root, the validated ralph (or the inline
 // task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
 // line naming the file and line or the input, before any agent runs.
+
 
 
 
@@ -60175,7 +64822,8 @@ function makePlan(inputs, context, env = process.env, trigger) {
             warnings.push(problem.message);
         }
         // The task reaches the agent whatever the ralph's body says: appended as data when it does not place it.
-        if (delivered && !ralphReadsTask(readRegularFile(ralph.file).toString('utf8')))
+        if (delivered &&
+            !sanitize_ralphReadsTask(readRegularFile(ralph.file).toString('utf8'), taskArgNames(trigger ?? {}).text))
             promptAppendix = `\n\n${delivered.block}`;
     }
     else {
@@ -60198,7 +64846,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
         if (givenArgs.length > 0)
             userArgs = Object.fromEntries(givenArgs);
         // The prompt input is the preamble; the issue's text follows it, filled in as data.
-        promptText = delivered ? promptWithTask(template) : template;
+        promptText = delivered ? promptWithTask(template, taskArgNames(trigger ?? {}).text) : template;
         task = { name, text: prompt ?? `${trigger?.taskSource ?? 'The issue'}, as asked on GitHub` };
     }
     // A scheduled chain must end before the next night: the next night's run would replace its waiting run.
@@ -60227,8 +64875,9 @@ function makePlan(inputs, context, env = process.env, trigger) {
     const problem = gateSettingsProblem({ checks, baseline: inputs.baseline, skipIfGreen });
     if (problem)
         throw new InputError(problem);
+    // A review round's task is `review`/`review_file` (a ralph places it with {{ args.review }}), else `task`.
     if (delivered)
-        userArgs = { ...userArgs, ...delivered.args };
+        userArgs = { ...userArgs, ...taskArgs(trigger ?? {}, delivered) };
     // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
     const pr = trigger?.pr;
     const closes = pr || trigger?.proposeTo ? undefined : trigger?.issueNumber;
@@ -60286,6 +64935,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
         ...(modelProxy ? { modelProxy } : {}),
         // The verdict is the action's: what judges the agent is put back before every gate run (auto by default).
         protect: inputs.protectedPaths ?? ralph.protected ?? ['auto'],
+        ...((inputs.editable ?? ralph.editable) ? { editable: inputs.editable ?? ralph.editable } : {}),
         ...(promptText !== undefined ? { promptText } : {}),
         ...(promptAppendix !== undefined ? { promptAppendix } : {})
     });
@@ -60307,38 +64957,6 @@ function makePlan(inputs, context, env = process.env, trigger) {
         notices
     };
 }
-
-;// CONCATENATED MODULE: ./src/action/state.ts
-// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
-// step that is killed still leaves post enough to finish the record, upload it and write the summary.
-
-function readState() {
-    const text = (name) => core/* getState */.Gu(name) || undefined;
-    return {
-        isPost: core/* getState */.Gu('isPost') === 'true',
-        recordDir: text('recordDir'),
-        artifactName: text('artifactName'),
-        ralphName: text('ralphName'),
-        branch: text('branch'),
-        uploaded: core/* getState */.Gu('uploaded') === 'true',
-        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
-        finished: core/* getState */.Gu('finished') === 'true',
-        tracking: text('tracking'),
-        runMark: text('runMark'),
-        isolation: text('isolation'),
-        gitSnapshot: text('gitSnapshot'),
-        credentials: text('credentials'),
-        egress: text('egress')
-    };
-}
-/** What this process saved (post reads it from the environment; main's later steps from here). */
-const saved = new Map();
-function saveState(key, value) {
-    saved.set(key, String(value));
-    core/* saveState */.LZ(key, String(value));
-}
-/** Whether this process has saved `key` as true: main's later steps asking what its earlier ones did. */
-const savedHere = (key) => saved.get(key) === 'true';
 
 ;// CONCATENATED MODULE: ./src/action/steps/ending.ts
 // How the main step ends, written in one place: its outputs, its failure and the `finished` state that tells
@@ -61226,339 +65844,6 @@ async function loop(prepared, signal, from = {}) {
     return { result, followed: async () => follow?.settled() };
 }
 
-;// CONCATENATED MODULE: ./src/github/comments.ts
-// Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
-// lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
-// instead of being posted a second time.
-
-
-/** The hidden line that makes a comment findable after a lost answer: one key per post. */
-const onceMarker = (key) => `<!-- ralph-action:once ${key} -->`;
-/** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
-const CLOCK_SKEW_MS = 10 * 60_000;
-/** Posts `body` (with its hidden key) on the issue or pull request, exactly once. */
-async function postComment(octokit, target, body) {
-    const marker = onceMarker((0,external_node_crypto_.randomUUID)());
-    const where = { owner: target.owner, repo: target.repo, issue_number: target.issueNumber };
-    const since = new Date(Date.now() - CLOCK_SKEW_MS).toISOString();
-    const { data } = await octokit.rest.issues.createComment({
-        ...where,
-        body: `${body}\n\n${marker}`,
-        request: recoverBy(async () => {
-            const recent = await octokit.paginate(octokit.rest.issues.listComments, {
-                ...where,
-                since,
-                per_page: 100
-            });
-            return recent.find(c => c.body?.endsWith(marker));
-        })
-    });
-    return data;
-}
-
-;// CONCATENATED MODULE: ./src/report/tracking.ts
-// The tracking comment's body: "working…" with the iterations so far, then the outcome. Pure functions of
-// the run's status; github/tracking.ts posts and edits them.
-
-
-/** GitHub refuses comment bodies over 65,536 characters; stay well under. */
-const MAX_COMMENT_CHARS = 65000;
-/** Iterations shown in the comment (the rest are in the run record). */
-const TRACKING_ROWS = 25;
-/** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
-const trackingMarker = (runId, state) => `<!-- ralph-action:tracking run=${runId.replace(/[^0-9A-Za-z_-]/g, '')} state=${state} -->`;
-function renderWorking(info, status) {
-    const n = status?.iterations.length ?? 0;
-    const of = info.maxIterations ? ` of at most ${info.maxIterations}` : '';
-    const now = n === 0 ? 'starting' : `${n} iteration${n === 1 ? '' : 's'} done${of}`;
-    const lines = [
-        trackingMarker(info.runId, 'working'),
-        `### 🔁 ralph ${code(cell(info.ralphName, 80))} is working… (${now})`,
-        ''
-    ];
-    if (status && n > 0)
-        lines.push(table(status.iterations), '', `Cost so far: ${cost(status)}.`, '');
-    lines.push(footer(info));
-    return fit(lines.join('\n'), MAX_COMMENT_CHARS);
-}
-function renderFinal(info, outcome) {
-    const { status, pullRequest } = outcome;
-    const n = status.iterations.length;
-    const headline = outcome.continued
-        ? "⏩ Out of this job's time: the loop goes on in the next run"
-        : outcome.undelivered && status.success
-            ? '⚠️ Every gate passed, but the work was not delivered'
-            : status.stopReason !== undefined
-                ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
-                : status.state === 'finished'
-                    ? '⏹️ Finished'
-                    : '⏹️ Cancelled';
-    const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
-    const pr = pullRequest
-        ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
-        : '';
-    const lines = [trackingMarker(info.runId, 'final'), `### ${headline} ${after}${pr}`, ''];
-    if (status.stopDetail)
-        lines.push(`${cell(status.stopDetail, 400)}.`.replace(/\.\.$/, '.'), '');
-    if (outcome.note)
-        lines.push(cell(outcome.note, 1000), '');
-    if (n > 0)
-        lines.push(table(status.iterations), '', `Cost: ${cost(status)}.`, '');
-    lines.push(footer(info));
-    return fit(lines.join('\n'), MAX_COMMENT_CHARS);
-}
-function table(iterations) {
-    const shown = iterations.slice(-TRACKING_ROWS);
-    const rows = ['| # | Verdict | Gates | Cost | Time |', '| --- | --- | --- | --- | --- |'];
-    for (const it of shown) {
-        const gates = it.checks.length
-            ? it.checks.map(c => `${c.passed ? '✓' : '✗'} ${code(cell(c.name, 80))}`).join(' ')
-            : '–';
-        const spent = !it.agent
-            ? '–'
-            : it.agent.usage.cost_source === 'unknown'
-                ? '?'
-                : `$${it.agent.usage.cost_usd.toFixed(2)}`;
-        rows.push(`| ${it.iteration} | ${verdictLabel(it.verdict)} | ${gates} | ${spent} | ${overview_formatDuration(it.durationMs)} |`);
-    }
-    const hidden = iterations.length - shown.length;
-    if (hidden > 0)
-        rows.push('', `_${hidden} earlier iteration${hidden === 1 ? '' : 's'} are in the run record._`);
-    return rows.join('\n');
-}
-function footer(info) {
-    const parts = [`[The run](${info.runUrl})`];
-    if (info.branch)
-        parts.push(`branch ${code(cell(info.branch, 80))}`);
-    if (info.actor)
-        parts.push(`started by @${info.actor}`);
-    return parts.join(' · ');
-}
-function cost(status) {
-    if (status.cost.source === 'unknown' && status.cost.totalUsd === 0)
-        return 'unknown (the agent reported none)';
-    const max = status.cost.maxUsd !== undefined ? ` of $${status.cost.maxUsd.toFixed(2)}` : '';
-    return `$${status.cost.totalUsd.toFixed(2)}${max} (${status.cost.source})`;
-}
-
-;// CONCATENATED MODULE: ./src/github/tracking.ts
-// Feedback on the issue: 👀 on the triggering comment at once, then ONE tracking comment, created when the
-// loop starts, edited after every iteration (iteration, gates ✓/✗, cost so far, a link to the run) and
-// finalised with the outcome and the pull request. The post step finalises it as cancelled when main did
-// not, so it never stays "working…". Failures to give feedback are warnings: they never fail a run.
-
-
-
-
-const MARKER_RE = /^<!-- ralph-action:tracking run=([0-9A-Za-z_-]*) state=(working|final) -->/;
-/** 👀 on the triggering comment (or on the issue when a label started it). Answers whether it worked. */
-async function acknowledge(octokit, target, warn = () => { }) {
-    try {
-        if (target.commentId !== undefined)
-            await octokit.rest.reactions.createForIssueComment({
-                owner: target.owner,
-                repo: target.repo,
-                comment_id: target.commentId,
-                content: 'eyes'
-            });
-        else
-            await octokit.rest.reactions.createForIssue({
-                owner: target.owner,
-                repo: target.repo,
-                issue_number: target.issueNumber,
-                content: 'eyes'
-            });
-        return true;
-    }
-    catch (error) {
-        warn(`Could not react with 👀 on #${target.issueNumber}: ${messageOf(error)}`);
-        return false;
-    }
-}
-/** Posts a refusal (TriggerPlan's `reply`) on the issue; answers the reply's URL, or undefined. */
-async function postRefusal(octokit, target, reply, warn = () => { }) {
-    try {
-        return (await postComment(octokit, target, fit(reply, MAX_COMMENT_CHARS))).html_url;
-    }
-    catch (error) {
-        warn(`Could not reply on #${target.issueNumber}: ${messageOf(error)}`);
-        return undefined;
-    }
-}
-/** The one tracking comment of a run. Create it when the loop starts; keep `id` in the step state. */
-class TrackingComment {
-    octokit;
-    target;
-    info;
-    id;
-    url;
-    warn;
-    finalised = false;
-    constructor(octokit, target, info, id, url, warn) {
-        this.octokit = octokit;
-        this.target = target;
-        this.info = info;
-        this.id = id;
-        this.url = url;
-        this.warn = warn;
-    }
-    /** Posts "working…" and answers the comment; undefined (with a warning) when GitHub refused. */
-    static async create(octokit, target, info, warn = () => { }) {
-        try {
-            const data = await postComment(octokit, target, renderWorking(info));
-            return new TrackingComment(octokit, target, info, data.id, data.html_url, warn);
-        }
-        catch (error) {
-            warn(`Could not post the tracking comment on #${target.issueNumber}: ${messageOf(error)}`);
-            return undefined;
-        }
-    }
-    /**
-     * A chain's comment, posted by its first run, from the id its continuation names: only a tracking comment
-     * of this action on that issue is taken (undefined otherwise, and a new one is posted).
-     */
-    static async resume(octokit, target, info, id, warn = () => { }) {
-        try {
-            const { data } = await octokit.rest.issues.getComment({
-                owner: target.owner,
-                repo: target.repo,
-                comment_id: id
-            });
-            const onIssue = data.issue_url.endsWith(`/issues/${target.issueNumber}`);
-            if (!onIssue || !MARKER_RE.test(data.body ?? ''))
-                return undefined;
-            return new TrackingComment(octokit, target, info, id, data.html_url, warn);
-        }
-        catch (error) {
-            warn(`The chain's tracking comment ${id} could not be read (${messageOf(error)}): posting a new one.`);
-            return undefined;
-        }
-    }
-    /** The comment again, from an id saved in the step state (the post step). */
-    static attach(octokit, target, info, id, warn = () => { }) {
-        return new TrackingComment(octokit, target, info, id, '', warn);
-    }
-    /** After each iteration: the table so far, the cost so far. Tried once: the next edit carries it. */
-    async update(status) {
-        if (this.finalised)
-            return false;
-        return this.edit(renderWorking(this.info, status), false);
-    }
-    /**
-     * A listener for runLoop's `emit` that edits the comment after each iteration: one edit at a time, and
-     * when iterations finish faster than GitHub answers, only the latest state is sent. Await `settled()`
-     * before `finalise`, so a late progress edit cannot overwrite the outcome.
-     */
-    follow() {
-        let status;
-        let pending;
-        let flight = Promise.resolve();
-        let flying = false;
-        const drain = async () => {
-            flying = true;
-            while (pending) {
-                const next = pending;
-                pending = undefined;
-                await this.update(next);
-            }
-            flying = false;
-        };
-        return {
-            emit: event => {
-                if (event.type === 'loop_started')
-                    status = JSON.parse(JSON.stringify(event.status));
-                if (!status)
-                    return;
-                if (event.type === 'cost_update') {
-                    status.cost.totalUsd = event.spentUsd;
-                    status.cost.source = event.source;
-                }
-                if (event.type !== 'iteration_finished')
-                    return;
-                status.iterations.push(event.record);
-                pending = { ...status, iterations: [...status.iterations], cost: { ...status.cost } };
-                if (!flying)
-                    flight = drain();
-            },
-            settled: () => flight
-        };
-    }
-    async finalise(outcome) {
-        const done = await this.edit(renderFinal(this.info, outcome));
-        if (done)
-            this.finalised = true;
-        return done;
-    }
-    async edit(body, retry = true) {
-        try {
-            await this.octokit.rest.issues.updateComment({
-                owner: this.target.owner,
-                repo: this.target.repo,
-                comment_id: this.id,
-                body,
-                ...(retry ? {} : { request: { retries: 0 } })
-            });
-            return true;
-        }
-        catch (error) {
-            this.warn(`Could not edit the tracking comment ${this.id}: ${messageOf(error)}`);
-            return false;
-        }
-    }
-}
-/**
- * For the post step: the tracking comment of this run, found by the id main saved (else by its marker
- * among the issue's comments by a bot), is finalised as cancelled unless main finalised it. `status` is
- * the run record's status.json as far as it got, when there is one.
- */
-async function finaliseCancelled(octokit, target, info, status, warn = () => { }) {
-    const repo = { owner: target.owner, repo: target.repo };
-    let comment;
-    try {
-        if (target.commentId !== undefined) {
-            comment = (await octokit.rest.issues.getComment({ ...repo, comment_id: target.commentId })).data;
-        }
-        else {
-            const all = await octokit.paginate(octokit.rest.issues.listComments, {
-                ...repo,
-                issue_number: target.issueNumber,
-                per_page: 100
-            });
-            // Our own comment: the marker of this run, written by a bot (a person could copy the marker).
-            comment = all
-                .filter(c => c.user?.type === 'Bot' && MARKER_RE.exec(c.body ?? '')?.[1] === info.runId)
-                .at(-1);
-        }
-    }
-    catch (error) {
-        if (error.status !== 404) {
-            warn(`Could not read the tracking comment: ${messageOf(error)}`);
-            return 'failed';
-        }
-    }
-    const marker = MARKER_RE.exec(comment?.body ?? '');
-    if (!comment || !marker || marker[1] !== info.runId)
-        return 'not-found';
-    if (marker[2] === 'final')
-        return 'already-final';
-    const tracking = TrackingComment.attach(octokit, target, info, comment.id, warn);
-    const finished = status?.state === 'finished' && status.stopReason !== undefined;
-    const done = await tracking.finalise({
-        status: status ?? startingStatus(),
-        note: finished
-            ? 'The run finished, but its last report did not reach this comment; the record is in the run’s artifact.'
-            : 'The run was cancelled or timed out before it finished; its record is in the run’s artifact.'
-    });
-    return done ? 'finalised' : 'failed';
-}
-function messageOf(error) {
-    // No answer (a reset, a timeout) has Octokit's stand-in status 500 but no response: no status to show.
-    const answered = error?.response !== undefined;
-    const status = answered ? error.status : undefined;
-    const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
-    return typeof status === 'number' ? `HTTP ${status}: ${message}` : message;
-}
-
 ;// CONCATENATED MODULE: ./src/action/can-deliver.ts
 // Before any agent runs, what the run's delivery will need, asked of GitHub while a refusal still costs nothing
 // (after the loop it cost the agent's run): that the token can push the loop's branch, by a push dry run with
@@ -61630,295 +65915,6 @@ async function deliveryRefusal(plan, workTree, branch, clients) {
             core/* info */.pq(`Whether GitHub Actions may create pull requests in ${repository} is not known (${setting.unknown}: the token may not read the repository's Actions settings); if the pull request is refused, allow it in the repository's ${ACTIONS_PULL_REQUEST_SETTING}.`);
     }
     return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/trigger/quote.ts
-// Text from a payload, shown in a reply or a problem: one line, cut, in a code span it cannot leave.
-
-/** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
-const quote_quote = (text, max = 60) => code(safe(text, max));
-/** Text from a comment as one line, cut to `max`. */
-function safe(text, max = 60) {
-    const line = text.replace(/\s+/g, ' ');
-    return line.length > max ? `${line.slice(0, max - 3)}...` : line;
-}
-
-;// CONCATENATED MODULE: ./src/trigger/grammar.ts
-// The `/ralph` comment grammar: its first line, tokenised without a shell, names and arg names checked.
-
-
-
-
-const COMMAND_USAGE = '/ralph [RALPH_NAME] [--arg value | --arg=value]… [-- free text]';
-const COMMAND_RE = /^\/ralph(?=\s|$)/i;
-// A value a command could read as an option (`--force`, `-rf`); negative numbers are values.
-const OPTION_LIKE = /^-(?!\d+(?:\.\d+)?$)/;
-const MAX_VALUE_CHARS = 1000;
-/**
- * Parses a comment body: only a comment whose very first characters are `/ralph` is a command, so what a
- * reader sees first is the command: not after an empty line, white space, an invisible character or an
- * HTML comment, and not indented into a code block. The first line is tokenised with shell-style quoting
- * (Python's shlex rules, no expansion: `$(…)` and backticks are characters like any other).
- */
-function parseRalphCommand(body) {
-    if (!COMMAND_RE.test(body))
-        return { kind: 'none' };
-    // The command is the first line as posted, read before anything is sanitised or cut; the rest is free
-    // text, sanitised with the task once the actor has been checked (composeTask).
-    const end = body.search(/[\r\n]/);
-    const raw = end < 0 ? body : body.slice(0, end);
-    const rest = end < 0 ? '' : body.slice(end + 1).trim();
-    const hidden = hiddenOnCommandLine(raw);
-    if (hidden)
-        return {
-            kind: 'invalid',
-            problem: `the command line holds ${hidden}, so what would run is not what a reader sees: write it again in plain text`
-        };
-    const first = sanitizeText(raw, { singleLine: true, maxChars: Number.MAX_SAFE_INTEGER });
-    const m = COMMAND_RE.exec(first);
-    if (!m)
-        return { kind: 'none' };
-    const [head, tail] = splitAtDoubleDash(first.slice(m[0].length));
-    let tokens;
-    try {
-        tokens = shlex_shlexSplit(head);
-    }
-    catch (error) {
-        const why = error instanceof ShlexError ? error.message.toLowerCase() : String(error);
-        return { kind: 'invalid', problem: `the command line could not be read (${why}): close every quote` };
-    }
-    const args = Object.create(null);
-    let name;
-    for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i];
-        if (token.startsWith('--')) {
-            const eq = token.indexOf('=');
-            const argName = eq < 0 ? token.slice(2) : token.slice(2, eq);
-            let value;
-            if (eq >= 0)
-                value = token.slice(eq + 1);
-            else if (i + 1 < tokens.length && !tokens[i + 1].startsWith('--'))
-                value = tokens[++i];
-            else
-                return { kind: 'invalid', problem: `${quote_quote(token)} needs a value: write --${safe(argName)} VALUE` };
-            if (!NAME_RE.test(argName))
-                return {
-                    kind: 'invalid',
-                    problem: `${quote_quote(`--${argName}`)} is not an arg name: use letters, digits, - and _`
-                };
-            if (RESERVED_ARGS.includes(argName))
-                return {
-                    kind: 'invalid',
-                    problem: `${quote_quote(`--${argName}`)} is set by the action: put the task after --`
-                };
-            if (Object.hasOwn(args, argName))
-                return { kind: 'invalid', problem: `${quote_quote(`--${argName}`)} is given twice` };
-            if (OPTION_LIKE.test(value))
-                return {
-                    kind: 'invalid',
-                    problem: `the value of ${quote_quote(`--${argName}`)} starts with -, so a command could read it as an option`
-                };
-            if (value.length > MAX_VALUE_CHARS)
-                return {
-                    kind: 'invalid',
-                    problem: `the value of ${quote_quote(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
-                };
-            args[argName] = value;
-            continue;
-        }
-        if (token.startsWith('-'))
-            return { kind: 'invalid', problem: `${quote_quote(token)} is not understood: args are --name value` };
-        if (i === 0) {
-            if (!NAME_RE.test(token))
-                return {
-                    kind: 'invalid',
-                    problem: `${quote_quote(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
-                };
-            name = token;
-            continue;
-        }
-        return {
-            kind: 'invalid',
-            problem: `${quote_quote(token)} is not understood: give args as --name value, and free text after --`
-        };
-    }
-    const freeText = [tail?.trim() ?? '', rest].filter(Boolean).join('\n\n');
-    return { kind: 'command', ...(name !== undefined ? { name } : {}), args: { ...args }, freeText };
-}
-/** Splits at the first stand-alone `--` outside quotes; the tail is kept verbatim (it is free text). */
-function splitAtDoubleDash(line) {
-    let quote;
-    for (let i = 0; i < line.length; i++) {
-        const ch = line[i];
-        if (quote) {
-            if (ch === '\\' && quote === '"')
-                i++;
-            else if (ch === quote)
-                quote = undefined;
-            continue;
-        }
-        if (ch === '\\') {
-            i++;
-            continue;
-        }
-        if (ch === '"' || ch === "'") {
-            quote = ch;
-            continue;
-        }
-        const wordStart = i === 0 || /\s/.test(line[i - 1]);
-        if (wordStart && line.startsWith('--', i) && (i + 2 === line.length || /\s/.test(line[i + 2])))
-            return [line.slice(0, i), line.slice(i + 2)];
-    }
-    return [line, undefined];
-}
-
-;// CONCATENATED MODULE: ./src/trigger/permissions.ts
-// Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
-// not a GitHub account, and must not reach a URL path unchecked.
-/** A person's login (a bot's ends in [bot]). */
-const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/;
-const BOT_LOGIN = /^[A-Za-z0-9-]{1,39}\[bot\]$/;
-// Role names that are not enough, whatever the legacy field says.
-const TOO_LOW = new Set(['read', 'triage', 'none']);
-/** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
-async function checkActor(octokit, query) {
-    const { owner, repo, login } = query;
-    const refuse = (reason, unknown = false) => ({
-        allowed: false,
-        login,
-        reason,
-        ...(unknown ? { unknown: true } : {})
-    });
-    if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
-        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
-    let type;
-    try {
-        const { data } = await octokit.rest.users.getByUsername({ username: login });
-        type = data.type;
-    }
-    catch (error) {
-        return permissions_statusOf(error) === 404
-            ? refuse(`${permissions_describe(login)} is not a GitHub account`)
-            : refuse(couldNotCheck(login, error), true);
-    }
-    if (type === 'Bot') {
-        if (isAllowedBot(login, query.allowedBots ?? []))
-            return { allowed: true, login, role: 'allowed-bot', type };
-        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
-            `them in the allowed-bots input`);
-    }
-    if (type !== 'User')
-        return refuse(type
-            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
-            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
-    // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
-    if (!USER_LOGIN.test(login))
-        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
-    let permission;
-    let roleName;
-    try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
-        permission = data.permission;
-        roleName = data.role_name || undefined;
-    }
-    catch (error) {
-        return permissions_statusOf(error) === 404
-            ? refuse(`${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`)
-            : refuse(couldNotCheck(login, error), true);
-    }
-    // The legacy field reports maintain as write and triage as read; a custom role reports its base role
-    // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
-    const legacy = permission.toLowerCase();
-    const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
-    const role = roleName ?? permission;
-    if (!enough)
-        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
-    return { allowed: true, login, role, type: 'User' };
-}
-/** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
-function isAllowedBot(login, allowedBots) {
-    const bare = (name) => name
-        .trim()
-        .toLowerCase()
-        .replace(/\[bot\]$/, '');
-    const wanted = bare(login);
-    return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
-}
-/**
- * Why an event's sender may not start a loop because it is a bot the workflow does not name in allowed-bots,
- * or undefined. Read from the payload (GitHub writes `sender`), for the events that start a loop with no
- * permission check (push, workflow_dispatch, schedule, …): bots never drive the action unless named.
- */
-function unnamedBotSender(what, sender, allowedBots = []) {
-    if (!sender)
-        return undefined;
-    const bot = sender.type.toLowerCase() === 'bot' || /\[bot\]$/i.test(sender.login);
-    if (!bot || isAllowedBot(sender.login, allowedBots))
-        return undefined;
-    return `${what} was sent by ${permissions_describe(sender.login)}, a bot (a GitHub App), and bots may start a loop only when the workflow names them in the allowed-bots input`;
-}
-/** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
-function permissions_describe(login) {
-    const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
-    return `\`${clean.replace(/`/g, "'")}\``;
-}
-function permissions_statusOf(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
-}
-/** The check itself failed: said as such, with GitHub's answer, or that none came (no status is made up). */
-function couldNotCheck(login, error) {
-    const answered = error?.response !== undefined;
-    return answered
-        ? `could not check whether ${permissions_describe(login)} may start a loop: the GitHub API answered ${permissions_messageOf(error)}`
-        : `could not check whether ${permissions_describe(login)} may start a loop: the GitHub API did not answer (${firstLine(rootCause(error))})`;
-}
-const firstLine = (error) => error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
-/** What failed underneath a request error (`connect ECONNREFUSED …`, `getaddrinfo ENOTFOUND …`). */
-function rootCause(error) {
-    let cause = error;
-    for (let depth = 0; depth < 5 && cause?.cause !== undefined; depth++)
-        cause = cause.cause;
-    return cause;
-}
-function permissions_messageOf(error) {
-    const status = permissions_statusOf(error);
-    return status ? `HTTP ${status}: ${firstLine(error)}` : firstLine(error);
-}
-
-;// CONCATENATED MODULE: ./src/trigger/replies.ts
-// What the action says on an issue when it will not run: a refusal with its reason, the usage, and the
-// reply when a loop could not start. Text from the payload is shown only in code spans it cannot leave.
-
-
-
-
-/** A marker in every refusal reply, so the action's own replies can be told apart. */
-const REFUSAL_MARKER = '<!-- ralph-action:refusal -->';
-/** `@login` for a person's login; undefined for anything else (a bot's, or text from a payload). */
-const mention = (login) => (USER_LOGIN.test(login) ? `@${login}` : undefined);
-function refusalReply(to, reason, extra) {
-    const who = mention(to) ?? quote_quote(to);
-    return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n');
-}
-/**
- * The reply when a request passed every check but the loop could not start: the workflow's or the ralph's
- * problem (one line, as the step's failure says it), not the requester's.
- */
-function startFailureReply(to, problem, runUrl) {
-    const at = to !== undefined ? mention(to) : undefined;
-    const who = at ? `${at}, ` : '';
-    return [
-        REFUSAL_MARKER,
-        `${who}the ralph loop could not start: ${quote_quote(problem, 300)}`,
-        `This is a problem in the workflow or the ralph, not in your request: [the run](${runUrl}) says more.`
-    ].join('\n\n');
-}
-function usage(available) {
-    const list = available.length
-        ? `Available ralphs: ${available.map(name => quote_quote(name)).join(', ')}.`
-        : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`;
-    return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`;
 }
 
 ;// CONCATENATED MODULE: ./src/action/steps/cannot-start.ts
@@ -62365,7 +66361,7 @@ async function startTracking(planned, branch, resumed) {
     const { plan, clients } = planned;
     const issueNumber = plan.trigger?.issueNumber;
     // The agent's job of two-job mode writes nothing: the deliver job posts the comment, finished.
-    if (issueNumber === undefined || !clients.mayWrite)
+    if (issueNumber === undefined || !clients.mayWrite || plan.trigger?.tracking === false)
         return undefined;
     const info = {
         ralphName: plan.ralph.name,
@@ -62462,213 +66458,6 @@ async function prepare(planned, resumed) {
     return { ...planned, workTree, branch, identity, isolated, tracking };
 }
 
-;// CONCATENATED MODULE: ./src/trigger/event.ts
-// What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
-// its payload, used by the run's context (context.ts) and by the admission (admission.ts). Nothing here
-// trusts the payload's text: it is only typed, never fetched again nor run.
-const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
-const isIssuesTrigger = (e) => e.name === 'issues';
-const isPullRequestTrigger = (e) => e.name === 'pull_request' || e.name === 'pull_request_target';
-const isPullRequestReviewTrigger = (e) => e.name === 'pull_request_review';
-const isWorkflowRunTrigger = (e) => e.name === 'workflow_run';
-const isPushTrigger = (e) => e.name === 'push';
-const isScheduleTrigger = (e) => e.name === 'schedule';
-const isDispatchTrigger = (e) => e.name === 'workflow_dispatch';
-const event_obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
-const event_str = (v) => (typeof v === 'string' ? v : '');
-const login = (v) => event_str(event_obj(v).login);
-function issueOf(value) {
-    const issue = event_obj(value);
-    return {
-        number: Number(issue.number),
-        title: event_str(issue.title),
-        body: event_str(issue.body),
-        author: login(issue.user),
-        authorType: event_str(event_obj(issue.user).type),
-        isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
-    };
-}
-function pullOf(value, number) {
-    const pull = event_obj(value);
-    const head = event_obj(pull.head);
-    const repo = event_str(event_obj(head.repo).full_name);
-    return {
-        number: Number(number ?? pull.number),
-        title: event_str(pull.title),
-        body: event_str(pull.body),
-        author: login(pull.user),
-        authorType: event_str(event_obj(pull.user).type),
-        head: { ref: event_str(head.ref), sha: event_str(head.sha), ...(repo ? { repo } : {}) },
-        base: { ref: event_str(event_obj(pull.base).ref) }
-    };
-}
-/**
- * GITHUB_EVENT_NAME and the payload as a typed trigger, with its sender; payloads missing what a kind needs are
- * unsupported.
- */
-function parseTriggerEvent(eventName, payloadValue) {
-    const trigger = parseKind(eventName, payloadValue);
-    const sender = event_obj(event_obj(payloadValue).sender);
-    const senderLogin = event_str(sender.login);
-    return senderLogin ? { ...trigger, from: { login: senderLogin, type: event_str(sender.type) } } : trigger;
-}
-function parseKind(eventName, payloadValue) {
-    const payload = event_obj(payloadValue);
-    const action = event_str(payload.action);
-    const sender = login(payload.sender);
-    switch (eventName) {
-        case 'issue_comment': {
-            const comment = event_obj(payload.comment);
-            if (!payload.issue || !payload.comment)
-                break;
-            return {
-                name: 'issue_comment',
-                action,
-                issue: issueOf(payload.issue),
-                comment: {
-                    id: Number(comment.id),
-                    body: event_str(comment.body),
-                    author: login(comment.user),
-                    authorType: event_str(event_obj(comment.user).type),
-                    createdAt: event_str(comment.created_at),
-                    updatedAt: event_str(comment.updated_at)
-                }
-            };
-        }
-        case 'issues':
-            if (!payload.issue)
-                break;
-            return {
-                name: 'issues',
-                action,
-                issue: issueOf(payload.issue),
-                ...(payload.label ? { label: event_str(event_obj(payload.label).name) } : {}),
-                sender
-            };
-        case 'pull_request':
-        case 'pull_request_target':
-            if (!payload.pull_request)
-                break;
-            return {
-                name: eventName,
-                action,
-                ...pullOf(payload.pull_request, payload.number),
-                ...(payload.label ? { label: event_str(event_obj(payload.label).name) } : {}),
-                sender
-            };
-        case 'pull_request_review': {
-            const review = event_obj(payload.review);
-            if (!payload.review || !payload.pull_request)
-                break;
-            return {
-                name: 'pull_request_review',
-                action,
-                review: {
-                    id: Number(review.id),
-                    body: event_str(review.body),
-                    state: event_str(review.state),
-                    author: login(review.user),
-                    authorType: event_str(event_obj(review.user).type),
-                    commitId: event_str(review.commit_id)
-                },
-                pull: pullOf(payload.pull_request),
-                sender
-            };
-        }
-        case 'workflow_run': {
-            const run = event_obj(payload.workflow_run);
-            if (!payload.workflow_run)
-                break;
-            return {
-                name: 'workflow_run',
-                action,
-                run: {
-                    id: Number(run.id),
-                    workflow: event_str(run.name),
-                    path: event_str(run.path),
-                    event: event_str(run.event),
-                    conclusion: event_str(run.conclusion),
-                    headBranch: event_str(run.head_branch),
-                    headSha: event_str(run.head_sha),
-                    headRepo: event_str(event_obj(run.head_repository).full_name),
-                    runNumber: Number(run.run_number),
-                    runAttempt: Number(run.run_attempt),
-                    url: event_str(run.html_url)
-                },
-                sender
-            };
-        }
-        case 'pull_request_review_comment':
-            return { name: 'pull_request_review_comment', action };
-        case 'push':
-            return { name: 'push', ref: event_str(payload.ref), deleted: payload.deleted === true, sender };
-        case 'schedule':
-            return { name: 'schedule', ...(payload.schedule ? { schedule: event_str(payload.schedule) } : {}) };
-        case 'workflow_dispatch':
-            return { name: 'workflow_dispatch', sender, inputs: event_obj(payload.inputs) };
-    }
-    return { name: 'unsupported', eventName };
-}
-
-;// CONCATENATED MODULE: ./src/trigger/context.ts
-// The run's GitHub context, read once from the runner's environment: where the run is (repository, run id,
-// server), and what started it (the payload, and its typed form from event.ts). Nothing here trusts the
-// payload's text.
-
-
-const context_obj = (value) => value && typeof value === 'object' && !Array.isArray(value) ? value : {};
-const context_str = (value) => (typeof value === 'string' ? value : '');
-function readPayload(file) {
-    if (!file || !(0,external_node_fs_.existsSync)(file))
-        return {};
-    try {
-        return context_obj(JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8')));
-    }
-    catch {
-        // A broken event file is the runner's problem, not a reason to fail a loop that does not need it.
-        return {};
-    }
-}
-/** Reads the run's context from the runner's environment (GITHUB_* and the event payload file). */
-function readContext(env = process.env) {
-    const eventName = env.GITHUB_EVENT_NAME ?? '';
-    const payload = readPayload(env.GITHUB_EVENT_PATH);
-    const repository = context_obj(payload.repository);
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? context_str(repository.full_name)).split('/');
-    const serverUrl = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
-    const runId = env.GITHUB_RUN_ID ?? '';
-    const runAttempt = env.GITHUB_RUN_ATTEMPT ?? '1';
-    const runUrl = `${serverUrl}/${owner}/${repo}/actions/runs/${runId}` +
-        (runAttempt && runAttempt !== '1' ? `/attempts/${runAttempt}` : '');
-    const defaultBranch = context_str(repository.default_branch);
-    return {
-        eventName,
-        event: parseTriggerEvent(eventName, payload),
-        payload,
-        repo: { owner, repo },
-        serverUrl,
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        runId,
-        runAttempt,
-        runNumber: env.GITHUB_RUN_NUMBER ?? '',
-        job: env.GITHUB_JOB ?? '',
-        workflow: env.GITHUB_WORKFLOW ?? '',
-        sha: env.GITHUB_SHA ?? '',
-        ref: env.GITHUB_REF ?? '',
-        refName: env.GITHUB_REF_NAME ?? '',
-        headRef: env.GITHUB_HEAD_REF ?? '',
-        baseRef: env.GITHUB_BASE_REF ?? '',
-        actor: env.GITHUB_ACTOR ?? '',
-        workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-        ...(defaultBranch ? { defaultBranch } : {}),
-        runUrl
-    };
-}
-/** The page of one artifact of this run. */
-function artifactUrl(context, artifactId) {
-    return `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}/artifacts/${artifactId}`;
-}
-
 ;// CONCATENATED MODULE: ./src/report/summary.ts
 // The job summary: the outcome in one sentence, the iteration table (verdict, each gate ✓/✗, cost, duration),
 // a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
@@ -62709,6 +66498,8 @@ function renderSummary(report) {
         out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
     for (const note of delivery.notes)
         out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
+    if (delivery.budget)
+        out.push(`💸 ${delivery.budget}`, '');
     if (status.iterations.length > 0 || status.baseline) {
         out.push('### Iterations', '', iterationTable(status), '');
         out.push('### Gates', '', gateEvidence(status), '');
@@ -62988,7 +66779,7 @@ async function report(prepared, looped, delivery, { cancelled, handedOver, after
         await tracking.finalise({
             status: result,
             ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
-            ...(note ? { note } : {}),
+            ...(note || delivery.budget ? { note: [note, delivery.budget].filter(Boolean).join('\n\n') } : {}),
             ...(delivery.problems.length > 0 ? { undelivered: true } : {}),
             ...(delivery.continued && delivery.problems.length === 0 ? { continued: true } : {})
         });
@@ -63012,100 +66803,6 @@ async function report(prepared, looped, delivery, { cancelled, handedOver, after
         outputs: outputsOf(result, delivery, artifactId, handedOver),
         ...(failure ? { failure: { message: failure } } : {}),
         finished: true
-    };
-}
-
-;// CONCATENATED MODULE: ./src/trigger/pull-branch.ts
-
-
-
-/** The branch a loop proposes from when a pull request's own branch is not to be pushed onto. */
-const proposalBranch = (number) => `ralph/pr-${number}`;
-/**
- * Push onto the head branch only when all hold: it is not the default branch, no protection rule covers
- * it, and its pull request's author may write to the repository (so the branch is theirs), or the pull
- * request is the action's own. Each answer costs up to four reads; an API failure is a problem, never a yes.
- */
-async function workBranchFor(octokit, pull, options) {
-    const repo = { owner: pull.owner, repo: pull.repo };
-    const propose = (why) => ({
-        kind: 'propose',
-        branch: proposalBranch(pull.number),
-        reason: `pull request #${pull.number}'s branch '${pull.headRef}' ${why}, so the loop works on ${proposalBranch(pull.number)} and proposes its work as a pull request into '${pull.headRef}'`
-    });
-    try {
-        const { data } = await octokit.rest.repos.get(repo);
-        if (data.default_branch === pull.headRef)
-            return propose('is the default branch');
-        const tip = await branchTip(octokit, repo, pull.headRef);
-        if (!tip)
-            return {
-                kind: 'problem',
-                problem: `pull request #${pull.number}'s branch '${pull.headRef}' no longer exists`
-            };
-        if (tip.protected)
-            return propose('is protected');
-    }
-    catch (error) {
-        const status = error.status;
-        return {
-            kind: 'problem',
-            problem: `pull request #${pull.number}'s branch '${pull.headRef}' could not be read${status ? ` (HTTP ${status})` : ''}`
-        };
-    }
-    if (options.actor &&
-        isOwnWork({ user: pull.author, body: pull.body }, await options.actor(), options.marker))
-        return { kind: 'push-onto' };
-    const author = await checkActor(octokit, { ...repo, login: pull.author.login, allowedBots: [] });
-    if (author.allowed)
-        return { kind: 'push-onto' };
-    return propose(`is not known to be its author's (${author.login} is not a person with write access to ${pull.owner}/${pull.repo})`);
-}
-/** The pull request a `/ralph` comment was written on, read now: it must be open and not from a fork. */
-async function sameRepoPull(octokit, settings, number) {
-    let pull;
-    try {
-        pull = (await octokit.rest.pulls.get({ owner: settings.owner, repo: settings.repo, pull_number: number }))
-            .data;
-    }
-    catch (error) {
-        const status = error.status;
-        return { problem: `pull request #${number} could not be read${status ? ` (HTTP ${status})` : ''}` };
-    }
-    const full = `${settings.owner}/${settings.repo}`.toLowerCase();
-    const headRepo = pull.head.repo?.full_name;
-    if (!headRepo || headRepo.toLowerCase() !== full)
-        return {
-            problem: `pull request #${number} comes from a fork (${headRepo ?? 'a deleted repository'}); a loop runs only ` +
-                `on a branch of ${settings.owner}/${settings.repo}, never on code from a fork with this repository's tokens`
-        };
-    if (pull.state !== 'open')
-        return { problem: `pull request #${number} is ${pull.merged ? 'merged' : 'closed'}` };
-    return {
-        number,
-        headRef: pull.head.ref,
-        headSha: pull.head.sha,
-        baseRef: pull.base.ref,
-        sameRepo: true,
-        author: { login: pull.user.login, type: pull.user.type },
-        body: pull.body ?? ''
-    };
-}
-/**
- * Where the work on a same-repository pull request goes: onto its branch when that is its author's to give,
- * else onto `ralph/pr-<N>`, proposed into its branch (workBranchFor decides).
- */
-async function placeWork(octokit, settings, pull) {
-    const { author, body, ...pr } = pull;
-    const where = await workBranchFor(octokit, { owner: settings.owner, repo: settings.repo, number: pr.number, headRef: pr.headRef, author, body }, { marker: PULL_REQUEST_MARKER, ...(settings.delivery ? { actor: settings.delivery.actor } : {}) });
-    if (where.kind === 'problem')
-        return { problem: where.problem };
-    if (where.kind === 'push-onto')
-        return { pr, branch: pr.headRef };
-    return {
-        proposeTo: { number: pr.number, headRef: pr.headRef, reason: where.reason },
-        branch: where.branch,
-        base: pr.headRef
     };
 }
 
@@ -63162,10 +66859,698 @@ function ralphNameOf(input) {
     return name && name !== '.' && name !== '..' ? name : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/github/ci-jobs.ts
+/** The conclusions that mean "CI failed here". */
+const FAILED_CONCLUSIONS = ['failure', 'timed_out'];
+const failed = (conclusion) => FAILED_CONCLUSIONS.includes(conclusion ?? '');
+/** The jobs of the run's latest attempt that failed, with their failed steps; `total` counts every job. */
+async function failedJobs(octokit, target, runId) {
+    const jobs = await octokit.paginate(octokit.rest.actions.listJobsForWorkflowRun, {
+        owner: target.owner,
+        repo: target.repo,
+        run_id: runId,
+        filter: 'latest',
+        per_page: 100
+    });
+    return {
+        total: jobs.length,
+        failed: jobs
+            .filter(job => failed(job.conclusion))
+            .map(job => ({
+            id: job.id,
+            name: job.name,
+            conclusion: job.conclusion ?? '',
+            url: job.html_url ?? '',
+            failedSteps: (job.steps ?? [])
+                .filter(step => failed(step.conclusion))
+                .map(step => ({ number: step.number, name: step.name, conclusion: step.conclusion ?? '' }))
+        }))
+    };
+}
+/**
+ * The end of job `jobId`'s log. The API answers a redirect, which is read here (not followed), so the token
+ * never goes to the blob store; a long log is read from where its tail starts when the store takes a Range.
+ */
+async function jobLogTail(octokit, target, jobId, options = {}) {
+    const maxBytes = options.maxBytes ?? 256 * 1024;
+    const signal = AbortSignal.timeout(options.timeoutMs ?? 60_000);
+    const answer = await octokit.rest.actions.downloadJobLogsForWorkflowRun({
+        owner: target.owner,
+        repo: target.repo,
+        job_id: jobId,
+        request: { redirect: 'manual' }
+    });
+    const location = answer.headers.location;
+    // A server that answers the log itself (no redirect): what it sent is the log.
+    if (answer.status !== 302 || !location)
+        return tailOf(Buffer.from(String(answer.data ?? '')), maxBytes);
+    let response = await fetch(location, { signal });
+    if (!response.ok)
+        throw new Error(`the log of job ${jobId} could not be downloaded (HTTP ${response.status})`);
+    const size = Number(response.headers.get('content-length') ?? NaN);
+    if (Number.isFinite(size) && size > 2 * maxBytes && response.headers.get('accept-ranges') === 'bytes') {
+        await response.body?.cancel();
+        response = await fetch(location, { signal, headers: { range: `bytes=${size - maxBytes}-` } });
+        if (response.status === 206) {
+            const tail = tailOf(Buffer.from(await response.arrayBuffer()), maxBytes, true);
+            return { ...tail, size };
+        }
+        if (!response.ok)
+            throw new Error(`the log of job ${jobId} could not be downloaded (HTTP ${response.status})`);
+    }
+    const tail = await streamTail(response, maxBytes);
+    return { ...tail, ...(Number.isFinite(size) ? { size } : {}) };
+}
+/** Reads a body to its end, keeping at most its last `maxBytes`. */
+async function streamTail(response, maxBytes) {
+    let kept = Buffer.alloc(0);
+    let dropped = false;
+    if (response.body)
+        for await (const chunk of response.body) {
+            kept = Buffer.concat([kept, chunk]);
+            // Trimmed in steps, not per chunk: copying the window each time would be quadratic.
+            if (kept.length > 2 * maxBytes) {
+                kept = kept.subarray(kept.length - maxBytes);
+                dropped = true;
+            }
+        }
+    return tailOf(kept, maxBytes, dropped);
+}
+/** The last `maxBytes` of `bytes` as text, from the first whole line when the start was dropped. */
+function tailOf(bytes, maxBytes, dropped = false) {
+    const cut = dropped || bytes.length > maxBytes;
+    let text = bytes.subarray(Math.max(0, bytes.length - maxBytes)).toString('utf8');
+    if (cut) {
+        const newline = text.indexOf('\n');
+        text = newline >= 0 ? text.slice(newline + 1) : '';
+    }
+    return { text, cut };
+}
+
+;// CONCATENATED MODULE: ./src/trigger/ci-task.ts
+
+
+/** Bounds: lines and characters of one job's log, characters of all logs together, and jobs shown with a log. */
+const CI_BOUNDS = { lines: 150, jobChars: 6000, totalChars: 18000, jobs: 6 };
+const ci_task_TIMESTAMP = /^\uFEFF?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
+// eslint-disable-next-line no-control-regex
+const ci_task_ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]/g;
+// The runner's own markers at a line's start: a group, a step's command, an annotation.
+const LINE_COMMAND = /^##\[(group|endgroup|command|error|warning|notice|debug|section)\](.*)$/i;
+// The `::name params::data` form, as a program printed it (the runner shows it when commands are stopped).
+const COLON_COMMAND = /^[\s\u0085]*::([A-Za-z][\w-]*)(?:[ \t][^\n]*?)?::(.*)$/;
+// Anything else of the legacy form, anywhere in a line (the runner acts on it anywhere).
+const ci_task_LEGACY_COMMAND = /##\[[^\]\n]*\]/g;
+const LABELS = { error: 'Error: ', warning: 'Warning: ', notice: 'Notice: ' };
+/** One log line with its timestamp, colours and workflow commands taken out; undefined: nothing left to show. */
+function cleanLine(raw) {
+    let line = raw.replace(ci_task_TIMESTAMP, '').replace(ci_task_ANSI, '');
+    const marked = LINE_COMMAND.exec(line);
+    if (marked) {
+        const kind = marked[1].toLowerCase();
+        if (kind === 'endgroup')
+            return undefined;
+        line = (LABELS[kind] ?? '') + marked[2];
+    }
+    else {
+        const colon = COLON_COMMAND.exec(line);
+        if (colon) {
+            const kind = colon[1].toLowerCase();
+            // A mask names a secret; stop-commands a token: neither is the agent's business.
+            if (kind === 'add-mask' || kind === 'stop-commands' || kind === 'endgroup')
+                return undefined;
+            line = (LABELS[kind] ?? '') + colon[2];
+        }
+    }
+    // Until none is left: taking one out must not join two halves into a new one.
+    for (let before = ''; before !== line;) {
+        before = line;
+        line = line.replace(ci_task_LEGACY_COMMAND, '');
+    }
+    return line.replace(/##\[/g, '## [').replace(/^([\s\u0085]*):(?=:)/, '$1: ');
+}
+/**
+ * A job log made readable: timestamps, colours and workflow commands out, and cut after its last error line
+ * (the failing step's end: what follows is the runner tidying up).
+ */
+function cleanLog(text) {
+    const lines = text.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
+    let end = lines.length - 1;
+    while (end >= 0 && !/##\[error\]/i.test(lines[end]))
+        end--;
+    const kept = end >= 0 ? lines.slice(0, end + 1) : lines;
+    return kept.flatMap(line => cleanLine(line) ?? []).join('\n');
+}
+/** The last `lines` lines of `text`, within `chars` characters (whole lines), and how many were left out. */
+function logExcerpt(text, bounds) {
+    const all = text.split('\n');
+    let kept = all.slice(-bounds.lines);
+    let size = kept.reduce((n, line) => n + line.length + 1, 0);
+    while (kept.length > 1 && size > bounds.chars) {
+        size -= kept[0].length + 1;
+        kept = kept.slice(1);
+    }
+    // One line longer than the bound on its own: its end.
+    if (size > bounds.chars)
+        kept = [`…${kept[0].slice(-(bounds.chars - 1))}`];
+    return { text: kept.join('\n'), omitted: all.length - kept.length };
+}
+const said = (conclusion) => (conclusion === 'timed_out' ? 'timed out' : 'failed');
+const ci_task_name = (text) => code(sanitizeText(text, { singleLine: true, maxChars: 200 }) || '(unnamed)');
+function jobSection(entry, chars) {
+    const { job } = entry;
+    const steps = job.failedSteps.map(step => `${ci_task_name(step.name)} (step ${step.number})`);
+    const parts = [
+        `### Job ${ci_task_name(job.name)}: ${said(job.conclusion)}`,
+        steps.length ? `Failed step${steps.length === 1 ? '' : 's'}: ${steps.join(', ')}` : ''
+    ];
+    if (entry.log) {
+        const excerpt = logExcerpt(cleanLog(entry.log.text), { lines: CI_BOUNDS.lines, chars });
+        const left = entry.log.cut || excerpt.omitted > 0;
+        const said = `The end of its log (timestamps and workflow commands removed${left ? '; the lines before are left out' : ''}):`;
+        // Fenced before sanitising: a log is code output, its angle brackets and attributes are what it says.
+        parts.push(`${said}\n${sanitizeText(fence(excerpt.text || '(empty)', 'text'), { maxChars: Number.MAX_SAFE_INTEGER })}`);
+    }
+    else
+        parts.push(`(Its log could not be read: ${sanitizeText(entry.logProblem ?? 'no log', { singleLine: true, maxChars: 200 })}.)`);
+    return parts.filter(Boolean).join('\n\n');
+}
+/** The failing CI run as task markdown. */
+function renderCiTask(input) {
+    const { run } = input;
+    const shown = input.jobs.slice(0, CI_BOUNDS.jobs);
+    const withLogs = Math.max(1, shown.filter(entry => entry.log).length);
+    const chars = Math.min(CI_BOUNDS.jobChars, Math.floor(CI_BOUNDS.totalChars / withLogs));
+    const parts = [
+        `## CI failed on pull request #${input.pullNumber}`,
+        `The workflow ${ci_task_name(run.workflow)} (run #${run.runNumber}${run.runAttempt > 1 ? `, attempt ${run.runAttempt}` : ''}, ` +
+            `started by ${ci_task_name(run.event)}) ${said(run.conclusion)} on commit ${code(run.headSha.slice(0, 12))}.`,
+        "This CI is the repository's own, not one of the loop's gates: the gates still decide, and the work is " +
+            'verified on a clean checkout before it is pushed. Fix what the failure below shows; changing a test or ' +
+            'the CI configuration to turn it green is not a fix.',
+        ...shown.map(entry => jobSection(entry, chars))
+    ];
+    if (input.jobs.length === 0)
+        parts.push('(GitHub listed no failing job for this run: the workflow may have failed before any job ran.)');
+    const rest = input.jobs.slice(CI_BOUNDS.jobs);
+    if (rest.length > 0)
+        parts.push(`(${rest.length} more failing job${rest.length === 1 ? '' : 's'} not shown: ${rest.map(e => ci_task_name(e.job.name)).join(', ')})`);
+    const task = parts.join('\n\n');
+    return task.length <= MAX_TASK_CHARS ? task : sanitizeText(task, { maxChars: MAX_TASK_CHARS });
+}
+
+;// CONCATENATED MODULE: ./src/trigger/ci-round.ts
+// Whether a failed CI run starts a round on the action's own pull request, and what: Run, Skip or Refuse. A
+// round starts for a `workflow_run` that completed in failure (or timed out), of a workflow `ci-fix` names, on
+// this repository's branch of an open pull request the action opened, for the commit that pull request is at.
+// One round per commit (a second workflow failing on it, or a re-run, counts once), up to max-fix-rounds. No
+// one is asked: the repository's own CI reported on the action's own branch. Each decision is a pure function
+// of what was read before it; admitCiFailure reads only what the next decision needs.
+
+
+
+
+
+
+
+
+const skip = (reason) => ({ kind: 'skip', reason });
+const unchecked = (reason) => ({ kind: 'refuse', reason, unchecked: true });
+/** Whether `ci-fix` names the run's workflow: by its name, its file's name, or its path. */
+function watches(ciFix, run) {
+    const file = external_node_path_default().posix.basename(run.path);
+    return ciFix.some(entry => {
+        const wanted = entry.trim();
+        if (!wanted)
+            return false;
+        return wanted.toLowerCase() === run.workflow.toLowerCase() || wanted === run.path || wanted === file;
+    });
+}
+/** Whether the run asks for a round at all (no API): completed in failure, watched, on this repository's branch. */
+function ciAsks(trigger, settings) {
+    const { run } = trigger;
+    const shown = `the workflow ${JSON.stringify(run.workflow || run.path)}`;
+    if (trigger.action !== 'completed')
+        return skip(`${shown} is ${trigger.action || 'not completed'}; only a completed run can start a round`);
+    if (run.conclusion !== 'failure' && run.conclusion !== 'timed_out')
+        return skip(`${shown} ended in ${run.conclusion || 'no conclusion'}; only a failure or a time-out starts a round`);
+    if (settings.ciFix.length === 0)
+        return skip('ci-fix names no workflow, so CI failures start no round');
+    if (!watches(settings.ciFix, run))
+        return skip(`ci-fix does not name ${shown}`);
+    const repository = `${settings.owner}/${settings.repo}`;
+    if (run.headRepo.toLowerCase() !== repository.toLowerCase())
+        return skip(`${shown} ran on a fork's commit (${run.headRepo || 'a deleted repository'}); rounds run only on branches of ${repository}`);
+    if (!run.headBranch)
+        return skip(`${shown} ran on no branch (a tag, or a detached commit)`);
+    return undefined;
+}
+/**
+ * Whether the branch's open pull request is one a CI round continues: the action's own, still at the commit
+ * that failed (a newer push is CI's to judge again, not this failure).
+ */
+function pullVerdict(pull, facts) {
+    if (!pull)
+        return skip(`no open pull request of this repository has ${facts.headBranch} as its branch`);
+    if (!facts.ours)
+        return skip(`pull request #${pull.number} on ${facts.headBranch} is not the action's own (it is ${pull.user?.login ?? 'an unknown account'}'s): CI failures continue only the action's pull requests`);
+    if (pull.headSha.toLowerCase() !== facts.headSha.toLowerCase())
+        return skip(`pull request #${pull.number} has moved on to ${pull.headSha.slice(0, 12)} since this run's commit ${facts.headSha.slice(0, 12)}: its CI will judge the new commit`);
+    return pull;
+}
+/** Each failing job with the end of its log, or why it could not be read (the round runs either way). */
+async function readFailures(octokit, target, runId, maxJobs) {
+    const { failed } = await failedJobs(octokit, target, runId);
+    const entries = [];
+    for (const [i, job] of failed.entries()) {
+        if (i >= maxJobs) {
+            entries.push({ job, logProblem: 'not read: too many failing jobs' });
+            continue;
+        }
+        try {
+            entries.push({ job, log: await jobLogTail(octokit, target, job.id) });
+        }
+        catch (error) {
+            const status = error.status;
+            entries.push({
+                job,
+                logProblem: status
+                    ? `HTTP ${status}${status === 403 ? ' (the job token needs `actions: read`)' : ''}`
+                    : String(error.message ?? error)
+            });
+        }
+    }
+    return entries;
+}
+/** Decides whether this failed run starts a round; reads the API only as far as the decisions need. */
+async function admitCiFailure(trigger, settings, octokit) {
+    const asked = ciAsks(trigger, settings);
+    if (asked)
+        return asked;
+    const { run } = trigger;
+    const repo = { owner: settings.owner, repo: settings.repo };
+    let found;
+    try {
+        found = await findOpenPullRequest(octokit, { ...repo, head: run.headBranch });
+    }
+    catch (error) {
+        const status = error.status;
+        return unchecked(`the pull requests of ${run.headBranch} could not be read${status ? ` (HTTP ${status})` : ''}`);
+    }
+    const ours = found !== undefined &&
+        settings.delivery !== undefined &&
+        isOwnWork(found, await settings.delivery.actor(), PULL_REQUEST_MARKER);
+    const pull = pullVerdict(found, { ours, headBranch: run.headBranch, headSha: run.headSha });
+    if ('kind' in pull)
+        return pull;
+    const key = ciKey(run.headSha);
+    const allowed = await nextRound(octokit, settings, {
+        key,
+        pullNumber: pull.number,
+        what: `the CI failure on commit ${run.headSha.slice(0, 12)}`
+    });
+    if ('kind' in allowed)
+        return allowed;
+    const choice = resolveRalph(undefined, settings);
+    if ('problem' in choice)
+        return { kind: 'refuse', reason: choice.problem };
+    const author = { login: pull.user?.login ?? '', ...(pull.user?.type ? { type: pull.user.type } : {}) };
+    const placed = await roundBranch(octokit, settings, {
+        number: pull.number,
+        headRef: pull.head,
+        author,
+        body: pull.body ?? ''
+    });
+    if (placed)
+        return placed;
+    let jobs;
+    try {
+        jobs = await readFailures(octokit, repo, run.id, 6);
+    }
+    catch (error) {
+        const status = error.status;
+        return unchecked(`the jobs of run ${run.id} could not be read${status ? ` (HTTP ${status}${status === 403 ? ': the job token needs `actions: read`' : ''})` : ''}`);
+    }
+    return {
+        kind: 'run',
+        event: 'workflow_run',
+        ...choice,
+        args: {},
+        task: renderCiTask({
+            pullNumber: pull.number,
+            run: {
+                id: run.id,
+                workflow: run.workflow || run.path,
+                runNumber: run.runNumber,
+                runAttempt: run.runAttempt,
+                conclusion: run.conclusion,
+                headSha: run.headSha,
+                event: run.event,
+                url: run.url
+            },
+            jobs
+        }),
+        taskSource: `CI run ${run.id} on pull request #${pull.number}`,
+        issueNumber: pull.number,
+        pr: {
+            number: pull.number,
+            headRef: pull.head,
+            headSha: pull.headSha,
+            baseRef: pull.base,
+            sameRepo: true
+        },
+        branch: pull.head,
+        continueBranch: true,
+        tracking: false,
+        round: {
+            kind: 'ci',
+            key,
+            number: allowed.number,
+            max: settings.maxFixRounds,
+            pullNumber: pull.number,
+            runId: run.id,
+            runUrl: run.url,
+            workflow: run.workflow || run.path,
+            conclusion: run.conclusion,
+            headSha: run.headSha,
+            failedJobs: jobs.map(({ job }) => ({ id: job.id, name: job.name, url: job.url }))
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/trigger/review-task.ts
+
+
+
+
+/** Bounds of the parts, in characters: the task stays under MAX_TASK_CHARS whatever the review holds. */
+const REVIEW_BOUNDS = {
+    body: 6000,
+    comment: 3000,
+    /** The hunk's last lines (the commented line is its last), each cut to `hunkLine` characters. */
+    hunkLines: 12,
+    hunkLine: 240,
+    comments: 40
+};
+const STATES = {
+    changes_requested: 'changes requested',
+    commented: 'comments',
+    approved: 'approved',
+    dismissed: 'dismissed'
+};
+/** `@login` for a person's or bot's login as GitHub gives it; anything else shown as data. */
+function review_task_who(login) {
+    const bare = login.replace(/\[bot\]$/, '');
+    return login && USER_LOGIN.test(bare) ? `@${login}` : quote_quote(login || 'an unknown account');
+}
+/** The thread a comment is in (by its REST id), when the threads could be read. */
+function threadOf(comment, threads) {
+    return threads?.find(t => t.commentIds.includes(comment.id));
+}
+const sideName = (side) => (side === 'LEFT' ? 'the old code' : 'the new code');
+/** `lines 10–12 of the new code`, `line 4 of the old code`, `the file as a whole`. */
+function placeOf(comment) {
+    if (comment.subject === 'file')
+        return 'the file as a whole';
+    const line = comment.line ?? comment.originalLine;
+    const start = comment.line !== null ? comment.startLine : comment.originalStartLine;
+    if (line === null)
+        return 'a line GitHub no longer places';
+    if (start === null || start === line)
+        return `line ${line} of ${sideName(comment.side)}`;
+    const startSide = comment.startSide ?? comment.side;
+    return startSide === comment.side
+        ? `lines ${start}–${line} of ${sideName(comment.side)}`
+        : `from line ${start} of ${sideName(startSide)} to line ${line} of ${sideName(comment.side)}`;
+}
+/** The end of a diff hunk (the commented line is its last), sanitised inside a fence it cannot close. */
+function hunkBlock(hunk) {
+    const lines = hunk.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n');
+    const kept = lines
+        .slice(-REVIEW_BOUNDS.hunkLines)
+        .map(line => line.length > REVIEW_BOUNDS.hunkLine ? `${line.slice(0, REVIEW_BOUNDS.hunkLine - 1)}…` : line);
+    const said = lines.length > kept.length
+        ? `The diff it was left on (its last ${kept.length} lines):`
+        : 'The diff it was left on:';
+    // Fenced before sanitising: inside a fence, code keeps its attributes and angle brackets.
+    return [said, sanitizeText(fence(kept.join('\n'), 'diff'), { maxChars: Number.MAX_SAFE_INTEGER })].join('\n');
+}
+function commentSection(index, comment, input) {
+    const thread = threadOf(comment, input.threads);
+    const path = code(sanitizeText(comment.path, { singleLine: true, maxChars: 300 }) || '(no path)');
+    const marks = [];
+    if (thread?.resolved)
+        marks.push('resolved: someone marked this thread resolved, so it may need nothing more');
+    if (thread?.outdated || (comment.subject === 'line' && comment.line === null))
+        marks.push(`outdated: it was left on an earlier commit (${code(comment.originalCommit.slice(0, 12))}), and the code there has changed since`);
+    const heading = [`#### ${index}. ${path}, ${placeOf(comment)}`, ...marks].join(' — ');
+    const body = sanitizeText(comment.body, { maxChars: REVIEW_BOUNDS.comment });
+    return [
+        heading,
+        comment.inReplyTo !== undefined ? '(a reply in a thread that an earlier comment started)' : '',
+        body || '(no text)',
+        comment.diffHunk ? hunkBlock(comment.diffHunk) : ''
+    ]
+        .filter(Boolean)
+        .join('\n\n');
+}
+/** The review as task markdown: what a reader of the pull request sees of it, as data. */
+function renderReviewTask(input) {
+    const { review } = input;
+    const state = STATES[review.state.toLowerCase()] ??
+        sanitizeText(review.state.toLowerCase(), { singleLine: true, maxChars: 40 });
+    const body = sanitizeText(review.body, { maxChars: REVIEW_BOUNDS.body });
+    const count = input.comments.length;
+    const parts = [
+        `## Review by ${review_task_who(review.author)} on pull request #${input.pullNumber}: ${state}`,
+        body || '(The review has no text of its own: its line comments say what to change.)'
+    ];
+    if (input.threads === undefined && count > 0)
+        parts.push('(Whether its threads are resolved or outdated could not be read, so none is marked.)');
+    if (count > 0)
+        parts.push(`### ${count} line comment${count === 1 ? '' : 's'}`);
+    // Whole sections only, within the task's bound; the rest is named, not cut mid-text.
+    const budget = MAX_TASK_CHARS - 1000;
+    let used = parts.join('\n\n').length;
+    let shown = 0;
+    for (const [i, comment] of input.comments.entries()) {
+        if (shown >= REVIEW_BOUNDS.comments)
+            break;
+        const section = commentSection(i + 1, comment, input);
+        if (used + section.length + 2 > budget)
+            break;
+        parts.push(section);
+        used += section.length + 2;
+        shown++;
+    }
+    if (shown < count)
+        parts.push(`[… ${count - shown} more line comment${count - shown === 1 ? '' : 's'} not shown here, to keep the task short: they are on the pull request]`);
+    return parts.join('\n\n');
+}
+/** The threads a round answers: one per thread its comments are in (replies go to the thread's first comment). */
+function reviewThreadRefs(comments, threads) {
+    const refs = new Map();
+    for (const comment of comments) {
+        const root = comment.inReplyTo ?? comment.id;
+        if (refs.has(root))
+            continue;
+        const thread = threadOf(comment, threads);
+        refs.set(root, {
+            replyTo: root,
+            ...(thread ? { threadId: thread.id } : {}),
+            resolved: thread?.resolved ?? false
+        });
+    }
+    return [...refs.values()];
+}
+
+;// CONCATENATED MODULE: ./src/trigger/review-round.ts
+
+
+
+
+
+
+
+
+
+
+
+const review_round_skip = (reason) => ({ kind: 'skip', reason });
+const review_round_unchecked = (reason) => ({ kind: 'refuse', reason, unchecked: true });
+/** Whether the review asks for a round at all (no API): submitted, and changes requested or a `/ralph` line. */
+function reviewAsks(trigger) {
+    if (trigger.action !== 'submitted')
+        return review_round_skip(`the review was ${trigger.action || 'changed'}; only a submitted review asks for a round`);
+    const parsed = parseRalphCommand(trigger.review.body);
+    const command = parsed.kind === 'none' ? undefined : parsed;
+    const state = trigger.review.state.toLowerCase();
+    if (state === 'changes_requested')
+        return command ? { command } : {};
+    if (state === 'commented')
+        return command
+            ? { command }
+            : review_round_skip('a commenting review asks for a round only when its first line is /ralph');
+    return review_round_skip(`a review that is ${state.replace(/_/g, ' ') || 'of no state'} asks for no round`);
+}
+/**
+ * Who reviewed decides next, as for a comment: a writer (or a bot allowed-bots names). Someone else's review
+ * is skipped quietly, or refused with a reply when it carried a `/ralph` line, as a comment would be.
+ */
+function refuseReviewer(ask, actor, where) {
+    if (actor.unknown)
+        return review_round_unchecked(actor.reason);
+    if (ask.command)
+        return refuseWithReply(where, actor.reason);
+    return review_round_skip(`${actor.reason}, so the review starts no round`);
+}
+const refuseWithReply = (where, reason, extra = '') => ({
+    kind: 'refuse',
+    reason,
+    reply: refusalReply(where.reviewer, reason, extra),
+    issueNumber: where.pullNumber
+});
+/** The ralph the review runs: its `/ralph` line's, else the workflow's default. */
+function reviewRalph(ask, settings, where) {
+    const command = ask.command;
+    if (command?.kind === 'invalid')
+        return refuseWithReply(where, command.problem, usage(availableRalphs(settings.projectRoot)));
+    const choice = command ? commandRalph(command, settings) : resolveRalph(undefined, settings);
+    if (!('problem' in choice))
+        return choice;
+    // Without a `/ralph` line the workflow chose the ralph: its problem fails the step, no one is told "no".
+    return command
+        ? refuseWithReply(where, choice.problem, usage(availableRalphs(settings.projectRoot)))
+        : { kind: 'refuse', reason: choice.problem };
+}
+/**
+ * Whether the pull request is one a review continues: this repository's, open, and the action's own. A fork's
+ * with a `/ralph` line gets the reply a `/ralph` comment on it gets; everything else is a quiet skip.
+ */
+function review_round_pullVerdict(ask, facts, where) {
+    if (facts.fork !== undefined) {
+        const reason = `pull request #${where.pullNumber} comes from a fork (${facts.fork}); a round runs only on a branch of ${where.repository}`;
+        return ask.command ? refuseWithReply(where, reason) : review_round_skip(reason);
+    }
+    if ('problem' in facts.pull)
+        return ask.command ? refuseWithReply(where, facts.pull.problem) : review_round_skip(facts.pull.problem);
+    if (!facts.ours)
+        return review_round_skip(`pull request #${where.pullNumber} is not the action's own (it is ${facts.pull.author.login || 'an unknown account'}'s): a review continues only the action's pull requests; a /ralph comment in its conversation starts a loop on it`);
+    return facts.pull;
+}
+/** The round's task and the threads it answers, from the review as the API gives it. */
+async function readReview(octokit, target, trigger) {
+    let review;
+    let comments;
+    try {
+        review = await getReview(octokit, target, trigger.review.id);
+        comments = await listReviewComments(octokit, target, trigger.review.id);
+    }
+    catch (error) {
+        const status = error.status;
+        return review_round_unchecked(`review ${trigger.review.id} could not be read${status ? ` (HTTP ${status})` : ''}`);
+    }
+    if (review.author.toLowerCase() !== trigger.review.author.toLowerCase())
+        return review_round_unchecked(`review ${trigger.review.id} is ${review.author}'s on GitHub, not ${trigger.review.author}'s as the event says`);
+    // Resolved and outdated marks help; without them (GraphQL refused or down) the round still runs, and says so.
+    const threads = await reviewThreads(octokit, target).catch(() => undefined);
+    return { review, comments, threads };
+}
+/** Decides whether this review starts a round; reads the API only as far as the decisions need. */
+async function admitReview(trigger, settings, octokit) {
+    const asked = reviewAsks(trigger);
+    if ('kind' in asked)
+        return asked;
+    const number = trigger.pull.number;
+    const where = { pullNumber: number, reviewer: trigger.review.author };
+    const repository = `${settings.owner}/${settings.repo}`;
+    // The action's own account never asks itself (its replies in a thread are reviews too).
+    const author = { login: trigger.review.author, type: trigger.review.authorType };
+    const own = settings.delivery
+        ? [await settings.delivery.actor(), await settings.commenter()]
+        : [await settings.commenter()];
+    if (own.some(actor => isTokenActor(author, actor)))
+        return review_round_skip(`the review is by ${trigger.review.author}, the account the action works as: a loop never starts a loop`);
+    const actor = await checkActor(octokit, {
+        owner: settings.owner,
+        repo: settings.repo,
+        login: trigger.review.author,
+        allowedBots: settings.allowedBots
+    });
+    if (!actor.allowed)
+        return refuseReviewer(asked, actor, where);
+    const choice = reviewRalph(asked, settings, where);
+    if ('kind' in choice)
+        return choice;
+    const headRepo = trigger.pull.head.repo ?? '';
+    const fork = headRepo.toLowerCase() === repository.toLowerCase() ? undefined : headRepo || 'a deleted repository';
+    const pull = fork === undefined ? await sameRepoPull(octokit, settings, number) : { problem: 'a fork' };
+    const ours = !('problem' in pull) &&
+        settings.delivery !== undefined &&
+        isOwnWork({ user: pull.author, body: pull.body }, await settings.delivery.actor(), PULL_REQUEST_MARKER);
+    const open = review_round_pullVerdict(asked, { fork, pull, ours }, { ...where, repository });
+    if ('kind' in open)
+        return open;
+    const key = reviewKey(trigger.review.id);
+    const allowed = await nextRound(octokit, settings, {
+        key,
+        pullNumber: number,
+        what: `review ${trigger.review.id}`
+    });
+    if ('kind' in allowed)
+        return allowed;
+    const placed = await roundBranch(octokit, settings, {
+        number,
+        headRef: open.headRef,
+        author: open.author,
+        body: open.body
+    });
+    if (placed)
+        return placed;
+    const target = { owner: settings.owner, repo: settings.repo, pullNumber: number };
+    const read = await readReview(octokit, target, trigger);
+    if ('kind' in read)
+        return read;
+    const { author: _author, body: _body, ...pr } = open;
+    return {
+        kind: 'run',
+        event: 'pull_request_review',
+        ...choice,
+        args: asked.command?.kind === 'command' ? asked.command.args : {},
+        task: renderReviewTask({
+            pullNumber: number,
+            review: { ...read.review, author: read.review.author || trigger.review.author },
+            comments: read.comments,
+            threads: read.threads
+        }),
+        taskSource: `review ${trigger.review.id} on pull request #${number}`,
+        issueNumber: number,
+        pr,
+        branch: open.headRef,
+        continueBranch: true,
+        tracking: false,
+        actor: { login: actor.login, role: actor.role },
+        round: {
+            kind: 'review',
+            key,
+            number: allowed.number,
+            max: settings.maxFixRounds,
+            pullNumber: number,
+            reviewId: trigger.review.id,
+            reviewer: trigger.review.author,
+            reviewUrl: read.review.url,
+            threads: reviewThreadRefs(read.comments, read.threads)
+        }
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/trigger/admission.ts
 // Whether what started this run (event.ts) may run a loop, and what: Run, Skip or Refuse. Nothing here runs
 // anything or trusts text: the comment is parsed by grammar.ts, the task is sanitised data, and the comment
 // is read from the payload as it was when the run was triggered, never fetched again.
+
+
+
 
 
 
@@ -63192,36 +67577,45 @@ async function admitEvent(event, settings, octokit) {
         return planLabel(trigger, settings, octokit);
     if (isPullRequestTrigger(trigger))
         return planPullRequestEvent(trigger, settings, octokit);
+    // Rounds decide by their own rules, before the bot rule: a workflow_run's sender is often github-actions[bot].
+    if (isPullRequestReviewTrigger(trigger) || isWorkflowRunTrigger(trigger)) {
+        const rounds = roundSettings(settings);
+        if (!rounds)
+            return { kind: 'refuse', reason: `a ${trigger.name} round needs the account the action comments as` };
+        return isPullRequestReviewTrigger(trigger)
+            ? admitReview(trigger, rounds, octokit)
+            : admitCiFailure(trigger, rounds, octokit);
+    }
     // The events above check who asked through the API (a bot among them). Any other starts a loop unasked, so
     // a bot that sent it (renovate's push, an App's dispatch) is refused here, quietly: one log line.
     const kind = trigger.name === 'unsupported' ? trigger.eventName : trigger.name;
     const bot = unnamedBotSender(`this ${kind} event`, trigger.from, settings.allowedBots);
     if (bot)
-        return skip(bot);
+        return admission_skip(bot);
     if (isPushTrigger(trigger)) {
         if (trigger.deleted)
-            return skip(`the push deleted ${trigger.ref.startsWith('refs/tags/') ? 'a tag' : 'a branch'}`);
+            return admission_skip(`the push deleted ${trigger.ref.startsWith('refs/tags/') ? 'a tag' : 'a branch'}`);
         if (!trigger.ref.startsWith('refs/heads/'))
-            return skip(`the push was to ${trigger.ref}, not a branch`);
+            return admission_skip(`the push was to ${trigger.ref}, not a branch`);
         // With a PAT the action's own pushes trigger workflows: a loop must not start a loop.
         if (trigger.ref.startsWith('refs/heads/ralph/'))
-            return skip("the push was to a ralph/ branch, the action's own work");
+            return admission_skip("the push was to a ralph/ branch, the action's own work");
         const own = await ownDelivery(octokit, settings, trigger.sender, trigger.ref.slice('refs/heads/'.length));
-        return own ? skip(own) : defaultRun(trigger, settings, trigger.sender);
+        return own ? admission_skip(own) : defaultRun(trigger, settings, trigger.sender);
     }
     if (isScheduleTrigger(trigger))
         return defaultRun(trigger, settings);
     if (isDispatchTrigger(trigger))
         return defaultRun(trigger, settings, trigger.sender);
     if (trigger.name === 'pull_request_review_comment')
-        return skip('review comments on a diff do not start loops: write /ralph in the conversation');
+        return admission_skip('review comments on a diff do not start loops: write /ralph in the conversation');
     return {
         kind: 'refuse',
-        reason: `ralph-action does not run on '${trigger.name === 'unsupported' ? trigger.eventName : trigger.name}' events: use issue_comment, issues (labeled), ` +
-            `pull_request, push, schedule or workflow_dispatch`
+        reason: `ralph-action does not run on '${trigger.eventName}' events: use issue_comment, issues (labeled), ` +
+            `pull_request, pull_request_review, push, schedule, workflow_dispatch or workflow_run`
     };
 }
-const skip = (reason) => ({ kind: 'skip', reason });
+const admission_skip = (reason) => ({ kind: 'skip', reason });
 /** Whether `login` may start a loop in this repository (permissions.ts decides). */
 const actorOf = (octokit, settings, login) => checkActor(octokit, {
     owner: settings.owner,
@@ -63269,10 +67663,10 @@ function defaultRun(trigger, settings, sender) {
 async function planComment(trigger, settings, octokit) {
     const { issue, comment } = trigger;
     if (trigger.action !== 'created')
-        return skip(`the comment was ${trigger.action || 'changed'}; only a new comment starts a loop`);
+        return admission_skip(`the comment was ${trigger.action || 'changed'}; only a new comment starts a loop`);
     const command = parseRalphCommand(comment.body);
     if (command.kind === 'none')
-        return skip('the comment does not start with /ralph');
+        return admission_skip('the comment does not start with /ralph');
     const where = { issueNumber: issue.number, commentId: comment.id };
     const refuse = refuser(comment.author, where);
     // Who asked is checked first: someone who may not start a loop learns nothing more than that.
@@ -63322,16 +67716,16 @@ async function planComment(trigger, settings, octokit) {
 }
 async function planLabel(trigger, settings, octokit) {
     if (trigger.action !== 'labeled')
-        return skip(`issues ${trigger.action || 'event'}: only labeling starts a loop`);
+        return admission_skip(`issues ${trigger.action || 'event'}: only labeling starts a loop`);
     const asked = labelRequest(trigger.label, settings);
     if ('skip' in asked)
-        return skip(asked.skip);
+        return admission_skip(asked.skip);
     const { issue } = trigger;
     // The marker is text anyone can write: it counts only in an issue the action opened.
     if (issue.body.includes(HUNT_REPORT_MARKER) &&
         settings.reporter &&
         isTokenActor({ login: issue.author, type: issue.authorType }, await settings.reporter()))
-        return skip("the issue is a nightly hunt's failure report");
+        return admission_skip("the issue is a nightly hunt's failure report");
     const refuse = refuser(trigger.sender, { issueNumber: issue.number });
     const actor = await actorOf(octokit, settings, trigger.sender);
     if (!actor.allowed)
@@ -63381,17 +67775,17 @@ async function planPullRequestEvent(trigger, settings, octokit) {
         };
     // A fork's pull request is normal, not the workflow's mistake: the run ends green, saying why.
     if ((trigger.head.repo ?? '').toLowerCase() !== full)
-        return skip(`pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`);
+        return admission_skip(`pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`);
     if (!PULL_REQUEST_ACTIONS.includes(trigger.action))
-        return skip(`pull request ${trigger.action || 'event'}: only opened, reopened, synchronize and labeled start a loop`);
+        return admission_skip(`pull request ${trigger.action || 'event'}: only opened, reopened, synchronize and labeled start a loop`);
     let named;
     if (trigger.action === 'labeled') {
         const asked = labelRequest(trigger.label, settings);
         if ('skip' in asked)
-            return skip(asked.skip);
+            return admission_skip(asked.skip);
         named = asked.named;
         if (named !== undefined && !NAME_RE.test(named))
-            return skip(`the label names ${JSON.stringify(named)}, which is not a ralph name`);
+            return admission_skip(`the label names ${JSON.stringify(named)}, which is not a ralph name`);
     }
     // Whoever made the event must be a writer (a triage user may reopen a pull request): the same check as a comment.
     const actor = await actorOf(octokit, settings, trigger.sender);
@@ -63400,21 +67794,21 @@ async function planPullRequestEvent(trigger, settings, octokit) {
     if (!actor.allowed)
         return actor.unknown
             ? admission_couldNotCheck(actor.reason)
-            : skip(`${actor.reason}, so this pull request event starts no loop`);
+            : admission_skip(`${actor.reason}, so this pull request event starts no loop`);
     // Whatever the action: the loop's own pull request or push starts nothing.
     const own = await ownDelivery(octokit, settings, trigger.sender, trigger.head.ref);
     if (own)
-        return skip(own);
+        return admission_skip(own);
     // The task is the pull request's text, so its author decides too, not whoever caused the event (a writer's
     // push or label on an outsider's pull request): a writer, or the action itself.
     const author = await pullAuthorMayAsk(octokit, settings, trigger);
     if (author !== true)
         return 'refuse' in author
             ? admission_couldNotCheck(author.refuse)
-            : skip(`pull request #${trigger.number} was opened by ${author.skip}, so it starts no loop`);
+            : admission_skip(`pull request #${trigger.number} was opened by ${author.skip}, so it starts no loop`);
     const resolved = named !== undefined ? resolveRalph(named, settings) : {};
     if ('problem' in resolved)
-        return skip(resolved.problem);
+        return admission_skip(resolved.problem);
     const work = await placeWork(octokit, settings, {
         number: trigger.number,
         headRef: trigger.head.ref,
@@ -63543,7 +67937,14 @@ function clientsFor(inputs, mayWrite) {
 async function decide(inputs, context, clients) {
     const { owner, repo } = context.repo;
     // Events that carry no one to check, no text and no push need no API: schedule and workflow_dispatch.
-    const needsApi = ['issue_comment', 'issues', 'pull_request', 'push'].includes(context.eventName);
+    const needsApi = [
+        'issue_comment',
+        'issues',
+        'pull_request',
+        'push',
+        'pull_request_review',
+        'workflow_run'
+    ].includes(context.eventName);
     const client = needsApi ? await clients.octokit() : undefined;
     const admission = await admitEvent(context.event, {
         owner,
@@ -63556,7 +67957,11 @@ async function decide(inputs, context, clients) {
         delivery: { actor: clients.deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
         reporter: clients.jobActor,
         allowedBots: inputs.allowedBots,
-        label: inputs.triggerLabel
+        label: inputs.triggerLabel,
+        // Review and CI rounds: their summaries, which count them, are the job token's comments.
+        commenter: clients.jobActor,
+        maxFixRounds: inputs.maxFixRounds,
+        ciFix: inputs.ciFix
     }, client);
     if (admission.kind === 'skip') {
         core/* info */.pq(neutralizeWorkflowCommands(`Nothing to do: ${admission.reason}.`));
@@ -63968,23 +68373,33 @@ async function admitAndPlan(read, kind) {
 
 
 
+
 async function agentJob(read, kind, signal) {
     const ready = await admitAndPlan(read, kind);
     if (endsHere(ready))
         return ready.end;
-    const prepared = await prepare(ready);
+    // The reserve job's lease is this job's whole cap (#38): it holds no write token to top it up.
+    const held = await reserveStep(ready);
+    if (held !== undefined && endsHere(held))
+        return held.end;
+    const prepared = await prepare(withCap(ready, held));
     if (endsHere(prepared))
         return prepared.end;
     const looped = await loop(prepared, signal);
+    const budget = await settleStep(held, looped.result);
     const cancelled = () => signal.aborted || looped.result.stopReason === 'cancelled';
     const handed = await handOver(prepared, looped.result, cancelled());
-    return report(prepared, looped, handed.delivery, { cancelled: cancelled(), handedOver: handed.artifact });
+    return report(prepared, looped, withBudget(handed.delivery, budget), {
+        cancelled: cancelled(),
+        handedOver: handed.artifact
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/action/handover/receive.ts
 // Two-job mode, the deliver job's side: the delivery artifact downloaded and its manifest read (receive), then
 // checked against what this job decides itself (checkHandover) before anything of it is pushed; the result it
 // reports made inert (deliveredResult).
+
 
 
 
@@ -64161,7 +68576,7 @@ async function checkHandover(prepared, received) {
     // What protects the repository is this job's to say: the ralph and the gates at the commit its branch starts
     // from, whatever older commit of the base the delivery was built on.
     const protection = plan.config.protect
-        ? await protectionOf(plan.config, workTree, branch.startSha)
+        ? await protectionOfRun(plan.config, workTree, branch.startSha)
         : undefined;
     if (protection) {
         const changed = await protectedInCommit(workTree, start, head, protection.rules, protection.guardrails);
@@ -64236,6 +68651,173 @@ function deliveredResult(theirs, own, unverified) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/github/round-answer.ts
+
+
+const why = (error) => {
+    const status = error.status;
+    const message = error.message?.split('\n')[0] ?? String(error);
+    return status ? `HTTP ${status}: ${message}` : message;
+};
+/** Posts the round's answer on pull request `pullNumber`. */
+async function answerRound(octokit, target, plan) {
+    const answer = { replied: 0, resolved: 0, problems: [] };
+    for (const reply of plan.replies) {
+        try {
+            await replyInThread(octokit, target, reply.replyTo, reply.body);
+            answer.replied++;
+        }
+        catch (error) {
+            answer.problems.push(`the reply to line comment ${reply.replyTo} could not be posted (${why(error)})`);
+        }
+    }
+    for (const thread of plan.resolve) {
+        try {
+            await resolveThread(octokit, thread);
+            answer.resolved++;
+        }
+        catch (error) {
+            answer.problems.push(`review thread ${thread} could not be resolved (${why(error)})`);
+        }
+    }
+    const said = answer.problems.length
+        ? `${plan.summary}\n\n> [!WARNING]\n${answer.problems.map(p => `> - ${p}`).join('\n')}`
+        : plan.summary;
+    try {
+        const posted = await postComment(octokit, { owner: target.owner, repo: target.repo, issueNumber: target.pullNumber }, said);
+        answer.summaryUrl = posted.html_url;
+    }
+    catch (error) {
+        answer.problems.push(`the round's summary could not be posted on #${target.pullNumber} (${why(error)})`);
+    }
+    return answer;
+}
+
+;// CONCATENATED MODULE: ./src/trigger/round-replies.ts
+// What a round says when it is done, planned without the API: one summary comment on the pull request (its
+// marker counts the round and marks its request answered), and, when verified work was pushed, a reply in each
+// thread the review's line comments are in, naming the commit, and the threads to resolve when the workflow
+// asks. Failing work is never pushed, so it gets no replies: the summary says why nothing changed.
+
+
+
+
+const round_replies_short = (sha) => sha.slice(0, 12);
+const round_replies_mention = (login) => USER_LOGIN.test(login.replace(/\[bot\]$/, '')) ? `@${login}` : quote_quote(login);
+/** `<server>/<owner>/<repo>/commit/<sha>`. */
+const commitUrl = (repo, sha) => `${repo.serverUrl}/${repo.owner}/${repo.repo}/commit/${sha}`;
+function request(round) {
+    if (round.kind === 'review')
+        return `${round_replies_mention(round.reviewer)}'s [review](${round.reviewUrl})`;
+    return `the failure of [CI run ${code(cell(round.workflow, 80))}](${round.runUrl}) on ${code(round_replies_short(round.headSha))}`;
+}
+const gatesText = (gates) => gates ? `${gates.start.passed}/${gates.start.total} → ${gates.end.passed}/${gates.end.total}` : '—';
+/** The round's summary, its replies and the threads to resolve. */
+function planRoundAnswer(round, outcome, options) {
+    const pushed = outcome.pushed;
+    const open = round.kind === 'review' ? round.threads.filter(t => !t.resolved) : [];
+    const link = pushed ? `[${code(round_replies_short(pushed))}](${commitUrl(options.repo, pushed)})` : '';
+    const replies = pushed
+        ? open.map(t => ({
+            replyTo: t.replyTo,
+            body: `Addressed in ${link}: a ralph loop's round for this review, pushed onto this pull request once its gates passed on a clean checkout of that commit.`
+        }))
+        : [];
+    const resolve = pushed && options.resolveThreads ? open.flatMap(t => (t.threadId ? [t.threadId] : [])) : [];
+    const kind = round.kind === 'review' ? 'Review' : 'CI';
+    const lines = [
+        roundMarker(round),
+        `### ralph: ${kind.toLowerCase()} round ${round.number} of at most ${round.max} on this pull request`,
+        `Answering ${request(round)}.`,
+        pushed
+            ? `✅ Pushed ${link} onto this pull request's branch: every gate passes, and passed again on a clean checkout of that commit.` +
+                (replies.length
+                    ? ` Each open thread of the review got a reply naming it${resolve.length ? ', and was resolved' : ''}.`
+                    : '')
+            : `❌ Nothing was pushed onto this pull request's branch: ${outcome.notPushed ?? 'the round did not end with verified work'}.` +
+                (outcome.onFailure ? ` ${outcome.onFailure}` : ''),
+        [
+            '| iterations | gates (start → end) | cost | verified commit | stopped |',
+            '|---|---|---|---|---|',
+            `| ${outcome.iterations} | ${gatesText(outcome.gates)} | ${outcome.costUsd !== undefined ? `$${outcome.costUsd.toFixed(2)}` : '—'} | ${outcome.verified ? code(round_replies_short(outcome.verified)) : '—'} | ${code(cell(outcome.stopReason, 40))} |`
+        ].join('\n'),
+        `[The run](${outcome.runUrl}) has its record.`
+    ];
+    return { summary: lines.join('\n\n'), replies, resolve };
+}
+
+;// CONCATENATED MODULE: ./src/action/steps/answer.ts
+// The answer step of a review or CI round, after its delivery: the replies naming the pushed commit in the
+// review's open threads, the threads resolved when resolve-threads says so, and the one summary comment that
+// counts the round (its marker). The record gets round.json: which review or CI failure the run worked on.
+// A run that is no round answers nothing; a failure to post is a warning, never the run's failure.
+
+
+
+
+
+
+const passing = (checks) => ({
+    passed: checks.filter(check => check.passed).length,
+    total: checks.length
+});
+/** How the round ended, in the plain values its answer is written from. */
+function roundOutcome(result, delivery, runUrl) {
+    const pushed = delivery.pushed && delivery.commit !== undefined ? delivery.commit : undefined;
+    const last = result.iterations.at(-1);
+    const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined;
+    return {
+        ...(pushed
+            ? { pushed }
+            : {
+                notPushed: delivery.problems[0]?.replace(/\.$/, '') ??
+                    delivery.skipped ??
+                    `the loop stopped (${result.stopReason}) without work to push`
+            }),
+        stopReason: result.stopReason,
+        iterations: result.iterations.length,
+        ...(result.baseline && last
+            ? { gates: { start: passing(result.baseline.checks), end: passing(last.checks) } }
+            : {}),
+        costUsd: result.cost.totalUsd,
+        ...(verified ? { verified } : {}),
+        runUrl
+    };
+}
+/** What the answer step takes, from a prepared run. */
+function answerInputs(prepared, result, delivery) {
+    const { plan, clients } = prepared;
+    return {
+        round: plan.trigger?.round,
+        result,
+        delivery,
+        octokit: clients.octokit,
+        repo: { serverUrl: plan.context.serverUrl, ...plan.context.repo },
+        runUrl: plan.context.runUrl,
+        resolveThreads: plan.inputs.resolveThreads,
+        recordDir: plan.config.recordDir
+    };
+}
+/** Answers the round on its pull request (when the run is one) and records it in round.json. */
+async function answerStep(given) {
+    const { round, delivery } = given;
+    if (!round)
+        return;
+    const outcome = roundOutcome(given.result, delivery, given.runUrl);
+    const planned = planRoundAnswer(round, outcome, { resolveThreads: given.resolveThreads, repo: given.repo });
+    let posted;
+    try {
+        posted = await answerRound(await given.octokit(), { owner: given.repo.owner, repo: given.repo.repo, pullNumber: round.pullNumber }, planned);
+    }
+    catch (error) {
+        posted = { replied: 0, resolved: 0, problems: [error.message.split('\n')[0]] };
+    }
+    for (const problem of posted.problems)
+        core/* warning */.$e(`The round's answer: ${problem}.`);
+    core/* info */.pq(`Answered the ${round.kind} round on #${round.pullNumber}: ${posted.replied} repl${posted.replied === 1 ? 'y' : 'ies'}, ${posted.resolved} thread${posted.resolved === 1 ? '' : 's'} resolved${posted.summaryUrl ? `, the summary ${posted.summaryUrl}` : ''}.`);
+    (0,external_node_fs_.writeFileSync)(external_node_path_default().join(given.recordDir, 'round.json'), `${JSON.stringify({ ...roundRecord(round), ...outcome, answer: posted }, null, 2)}\n`);
+}
+
 ;// CONCATENATED MODULE: ./src/action/steps/deliver-received.ts
 
 
@@ -64299,13 +68881,17 @@ async function verifyAgain(prepared, handover, problem, signal) {
 
 
 
+
+
 async function deliverJob(read, kind, signal) {
     const ready = await admitAndPlan(read, kind);
     if (endsHere(ready))
         return ready.end;
     const received = await receive(ready);
+    // The reserve job's lease (#38): settled at the agent job's metered spend, in full when no handover came.
+    const budget = await settleReceived(ready, endsHere(received) ? undefined : received.handover.result.cost.totalUsd);
     if (endsHere(received))
-        return received.end;
+        return withBudgetLeft(received.end, budget);
     try {
         keepHandover(ready.plan, received);
         const prepared = await prepare(ready);
@@ -64316,7 +68902,11 @@ async function deliverJob(read, kind, signal) {
         const { result, own } = await verifyAgain(prepared, handover, problem, signal);
         const cancelled = signal.aborted || own?.stopReason === 'cancelled';
         const delivery = await deliverReceived(prepared, result, handover.head, { problem, cancelled });
-        return await report(prepared, { result, followed: () => Promise.resolve() }, delivery, { cancelled });
+        if (!cancelled)
+            await answerStep(answerInputs(prepared, result, delivery));
+        return withBudgetLeft(await report(prepared, { result, followed: () => Promise.resolve() }, withBudget(delivery, budget), {
+            cancelled
+        }), budget);
     }
     finally {
         (0,external_node_fs_.rmSync)(received.dir, { recursive: true, force: true });
@@ -64781,6 +69371,7 @@ async function dispatchNext(octokit, context, workflowId) {
 
 
 
+
 async function deliverOrHandOn(prepared, looped, signal, place) {
     const { plan, branch, inputs } = prepared;
     // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
@@ -64801,6 +69392,8 @@ async function deliverOrHandOn(prepared, looped, signal, place) {
     if (next.continues)
         return handOn(prepared, looped, signal);
     const delivery = await deliver(prepared, looped.result, cancelled());
+    if (!cancelled())
+        await answerStep(answerInputs(prepared, looped.result, delivery));
     return { delivery, cancelled: cancelled() };
 }
 
@@ -64813,26 +69406,73 @@ async function deliverOrHandOn(prepared, looped, signal, place) {
 
 
 
+
 async function oneJob(read, kind, signal) {
     const ready = await admitAndPlan(read, kind);
     if (endsHere(ready))
         return ready.end;
-    const prepared = await prepare(ready);
+    const held = await reserveStep(ready);
+    if (held !== undefined && endsHere(held))
+        return held.end;
+    const prepared = await prepare(withCap(ready, held));
     if (endsHere(prepared))
-        return prepared.end;
+        return withBudgetLeft(prepared.end, await settleStep(held, undefined));
     const looped = await loop(prepared, signal);
+    const budget = await settleStep(held, looped.result);
     const delivered = await deliverOrHandOn(prepared, looped, signal, {
         jobsSoFar: 1,
         carried: 0,
         resumed: false
     });
-    return report(prepared, looped, delivered.delivery, delivered);
+    return withBudgetLeft(await report(prepared, looped, withBudget(delivered.delivery, budget), delivered), budget);
+}
+
+;// CONCATENATED MODULE: ./src/action/jobs/reserve-job.ts
+// `mode: reserve` (#38), the first job of a two-job workflow with a budget: admit → reserve → the `lease`
+// output. The agent job holds no write token and cannot write the ledger, so this job (contents: write)
+// reserves for it; the lease is the agent job's whole cap, and the deliver job settles it from the agent
+// job's metered spend. No agent runs here, nothing is checked out or installed.
+
+
+
+
+
+
+
+
+/** The agent job and the deliver job after it: their lease counts until both may have ended. */
+const DELIVER_JOB_SECONDS = 60 * 60;
+async function reserveJob(read, kind) {
+    const admitted = await admit(read, clientsFor(read.inputs, kind.writes));
+    if (endsHere(admitted))
+        return admitted.end;
+    const ralph = admitted.trigger.ralphName ?? ralphNameOf(admitted.inputs.ralph);
+    const run = budgetRun(admitted, ralph, DELIVER_JOB_SECONDS);
+    if (!run)
+        return badInput(new InputError("Input 'budget' is required in mode: reserve."));
+    const held = await reserveStepFor(run, admitted);
+    if (endsHere(held))
+        return { ...held.end, outputs: { ...held.end.outputs, lease: '' } };
+    const { lease } = held;
+    if (!lease)
+        throw new Error('mode: reserve took no lease of its own');
+    // The lease is the later jobs' to settle: this job's post step leaves it alone.
+    saveState('lease', '');
+    await held.store?.close();
+    const line = `Reserved ${lease.grantedUsd().toFixed(2)} USD for the agent job (lease ${lease.id}); ${leftWords(held.status)}.`;
+    core/* info */.pq(line);
+    return {
+        outputs: { lease: JSON.stringify(lease.state()), ...budgetLeftOutput(held.status) },
+        summary: `💸 ${line}\n`,
+        finished: true
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/action/jobs/resumed-job.ts
 // A chain's next run (`resume`): admit the run it goes on from (its checks) → plan → ready → the same loop (ralph, branch) →
 // prepare (the branch's tip checked, the run claimed) → loop (carrying the chain's state) → deliver or hand on →
 // report. What was handed over is an argument of the steps that need it, never written into the plan.
+
 
 
 
@@ -64857,16 +69497,21 @@ async function resumedJob(read, kind, signal) {
         const other = resumeRefusal(ready.plan, resumed);
         if (other)
             return other;
-        const prepared = await prepare(ready, resumed);
+        // A chain reserves again in each job (#38).
+        const held = await reserveStep(ready);
+        if (held !== undefined && endsHere(held))
+            return held.end;
+        const prepared = await prepare(withCap(ready, held), resumed);
         if (endsHere(prepared))
-            return prepared.end;
+            return withBudgetLeft(prepared.end, await settleStep(held, undefined));
         const looped = await loop(prepared, signal, { carry: carryOf(resumed, read.context) });
+        const budget = await settleStep(held, looped.result);
         const delivered = await deliverOrHandOn(prepared, looped, signal, {
             jobsSoFar: resumed.continuation.jobs.length + 1,
             carried: resumed.status.iterations.length,
             resumed: true
         });
-        return await report(prepared, looped, delivered.delivery, delivered);
+        return withBudgetLeft(await report(prepared, looped, withBudget(delivered.delivery, budget), delivered), budget);
     }
     finally {
         // The earlier run's record, downloaded at admission: copied into this job's record by the loop, if it ran.
@@ -64888,13 +69533,15 @@ async function resumedJob(read, kind, signal) {
 
 
 
+
 const PIPELINES = {
     one: oneJob,
     agent: agentJob,
     deliver: deliverJob,
     resumed: resumedJob,
     list: listJob,
-    'dry-run': dryRunJob
+    'dry-run': dryRunJob,
+    reserve: reserveJob
 };
 async function pipeline(signal) {
     const read = readRun();
@@ -64940,6 +69587,7 @@ async function run() {
 // The post step: runs after main however main ended. When main was cancelled or killed (the runner's
 // SIGINT/SIGTERM, a job timeout), it finishes the record as cancelled, uploads it and writes the summary,
 // so a run's record is never lost. Its failures are warnings: post must not fail a job.
+
 
 
 
@@ -65002,6 +69650,18 @@ async function finishKilledRecord(recordDir, now = Date.now()) {
     await RunRecord.open(recordDir).finish(result);
     return result;
 }
+/** The record's status as main left it, when there is one. */
+function recordStatus(recordDir) {
+    const file = recordDir && external_node_path_default().join(recordDir, STATUS_FILE);
+    if (!file || !(0,external_node_fs_.existsSync)(file))
+        return undefined;
+    try {
+        return JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
+    }
+    catch {
+        return undefined; // an unreadable record settles the lease in full
+    }
+}
 function uploadWanted() {
     try {
         const inputs = readInputs();
@@ -65019,6 +69679,7 @@ async function post() {
         // Main's end may still have left the checkout's credential out (a restore that failed): it goes back here.
         for (const warning of await credentialsAfterMain(state))
             core/* warning */.$e(warning);
+        await settleInPost(state.lease, recordStatus(state.recordDir));
         core/* info */.pq('The main step finished; nothing left to do.');
         return;
     }
@@ -65026,6 +69687,7 @@ async function post() {
         for (const warning of await credentialsAfterMain(state))
             core/* warning */.$e(warning);
         await finaliseTracking(state, undefined);
+        await settleInPost(state.lease, undefined);
         core/* info */.pq('The main step did not start a loop; nothing to upload.');
         return;
     }
@@ -65041,6 +69703,7 @@ async function post() {
         core/* warning */.$e(`The run record could not be finished: ${error.message}`);
     }
     await finaliseTracking(state, status);
+    await settleInPost(state.lease, status);
     const context = readContext();
     const links = { run: context.runUrl };
     const wanted = uploadWanted();
