@@ -67479,9 +67479,6 @@ async function admitReview(trigger, settings, octokit) {
     });
     if (!actor.allowed)
         return refuseReviewer(asked, actor, where);
-    const choice = reviewRalph(asked, settings, where);
-    if ('kind' in choice)
-        return choice;
     const headRepo = trigger.pull.head.repo ?? '';
     const fork = headRepo.toLowerCase() === repository.toLowerCase() ? undefined : headRepo || 'a deleted repository';
     const pull = fork === undefined ? await sameRepoPull(octokit, settings, number) : { problem: 'a fork' };
@@ -67491,6 +67488,11 @@ async function admitReview(trigger, settings, octokit) {
     const open = review_round_pullVerdict(asked, { fork, pull, ours }, { ...where, repository });
     if ('kind' in open)
         return open;
+    // The ralph is chosen once the pull request is the action's own: a review of anyone else's is skipped quietly,
+    // whatever the workflow's ralph settings.
+    const choice = reviewRalph(asked, settings, where);
+    if ('kind' in choice)
+        return choice;
     const key = reviewKey(trigger.review.id);
     const allowed = await nextRound(octokit, settings, {
         key,

@@ -521,6 +521,20 @@ test('without a default ralph, nor a ralph-less loop, the workflow is at fault: 
   })
 })
 
+test("without a default ralph, a review on a person's pull request is still skipped quietly: the ralph is chosen only for the action's own", async () => {
+  const persons = pullRequest({ user: 'alice' })
+  const { defaultRalph: _, ...rest } = settings
+  const plan = await admitReview(
+    parseTriggerEvent(
+      'pull_request_review',
+      w.api.events.pullRequestReview(review(persons.number).id)
+    ) as PullRequestReviewTrigger,
+    rest,
+    w.octokit
+  )
+  expect(plan).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/is not the action's own/) })
+})
+
 test('a review GitHub cannot give back is a check that could not be made, not a no', async () => {
   const pull = pullRequest()
   const r = review(pull.number)

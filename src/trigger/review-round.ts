@@ -175,8 +175,6 @@ export async function admitReview(
     allowedBots: settings.allowedBots
   })
   if (!actor.allowed) return refuseReviewer(asked, actor, where)
-  const choice = reviewRalph(asked, settings, where)
-  if ('kind' in choice) return choice
 
   const headRepo = trigger.pull.head.repo ?? ''
   const fork =
@@ -188,6 +186,10 @@ export async function admitReview(
     isOwnWork({ user: pull.author, body: pull.body }, await settings.delivery.actor(), PULL_REQUEST_MARKER)
   const open = pullVerdict(asked, { fork, pull, ours }, { ...where, repository })
   if ('kind' in open) return open
+  // The ralph is chosen once the pull request is the action's own: a review of anyone else's is skipped quietly,
+  // whatever the workflow's ralph settings.
+  const choice = reviewRalph(asked, settings, where)
+  if ('kind' in choice) return choice
 
   const key = reviewKey(trigger.review.id)
   const allowed = await nextRound(octokit, settings, {
