@@ -348,7 +348,9 @@ describeIsolated(
         2: `fs.writeFileSync(Buffer.from('caf\\xe9/f', 'latin1'), 'two\\n')\n${FIX}\n${DONE}`,
         any: ''
       },
-      { ralphText: NAMED_GATE }
+      // Without protected paths: auto's put-back would remove the nested .gitattributes (#37), and with it the
+      // filter this attack needs the action's git to meet.
+      { ralphText: NAMED_GATE, inputs: { 'protected-paths': 'none' } }
     )
     const { p, run } = a
     // The filter writes ran-clean-<its uid> whenever a git runs it: none did.
@@ -406,7 +408,8 @@ describeIsolated(
           2: `${FIX}\n${DONE}`,
           any: ''
         },
-        { inputs: { 'max-time': '3m' } }
+        // Without protected paths: auto's put-back would remove a new .gitattributes before git meets it (#37).
+        { inputs: { 'max-time': '3m', 'protected-paths': 'none' } }
       )
       const { run, p } = a
       // The step itself ended, by max-time at the latest: the action, its clean-up and its post step.

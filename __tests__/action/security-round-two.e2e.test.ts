@@ -455,7 +455,9 @@ describe('9. the sanitiser sees what a reader cannot', () => {
     expectRan(s, run, where)
     const [prompt] = s.prompts()
     expect(prompt).toContain('Payment fails here.')
-    expect(prompt).toContain('![](screenshot.png)')
+    // An image draws nothing a reader sees as text, and its URL is the writer's (#35): a mark alone is left.
+    expect(prompt).toContain('[image]')
+    expect(prompt).not.toContain('screenshot.png')
     expect(prompt).toContain('See [the docs](https://example.com/docs).')
     expect(prompt).toContain('[math removed: it can hide text from a reader]')
     for (const hidden of ['SMUGGLED', '&#x', '&#8203;', 'HIDDEN']) expect(prompt).not.toContain(hidden)

@@ -43,7 +43,10 @@ function outputsOf(
     'continued-run': delivery.continued?.runId ?? '',
     // mode: list's outputs, empty in a run.
     matrix: '',
-    count: ''
+    count: '',
+    // The repository's budget (set after the report where a budget is given); mode: reserve's lease.
+    'budget-left': '',
+    lease: ''
   }
 }
 

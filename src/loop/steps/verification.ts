@@ -33,6 +33,6 @@ export async function cleanVerification(
     )
   return {
     reason: 'verify_failed',
-    detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed${missingSetupHint(verification)}`
+    detail: `on a clean checkout of ${short}, ${[...new Set(failures.map(f => f.name))].join(', ')} failed${missingSetupHint(verification)}`
   }
 }
