@@ -33,8 +33,7 @@ export const INPUT_GROUPS = [
       'parallel-checks',
       'verify',
       'completion-tag',
-      'protected-paths',
-      'editable'
+      'protected-paths'
     ]
   },
   {

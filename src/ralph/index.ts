@@ -55,4 +55,3 @@ export {
   missingGateProgram
 } from './programs.js'
 export { parseProtectSetting } from './protect.js'
-export { parseEditableSetting } from './editable.js'
