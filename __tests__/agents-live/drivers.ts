@@ -83,7 +83,7 @@ export const DRIVERS: LiveDriver[] = [
   driver('codex', {
     args:
       'exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ' +
-      '-c check_for_update_on_startup=false -c analytics.enabled=false -c feedback.enabled=false ' +
+      '-c check_for_update_on_startup=false -c analytics.enabled=false -c feedback.enabled=false -c web_search=disabled ' +
       '--disable plugins --disable apps -',
     shell: codexExec,
     shellTool: 'exec',

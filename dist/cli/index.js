@@ -19370,7 +19370,8 @@ function anthropicBlocks(content, seen) {
     });
 }
 /** Tools the agent defines in full and runs itself (codex groups its MCP tools in namespaces). */
-const RESPONSES_TOOLS = new Set(['function', 'custom', 'namespace']);
+// tool_search (codex sends it) searches the tool definitions the request itself holds: the body bounds it.
+const RESPONSES_TOOLS = new Set(['function', 'custom', 'namespace', 'tool_search']);
 const CHAT_TOOLS = new Set(['function', 'custom']);
 function openAiTools(tools, allowed) {
     return firstOf(list(tools), tool => {
