@@ -504,17 +504,22 @@ test('a branch the action may not push onto (protected) runs nothing rather than
   expect(w.api.state.pulls).toHaveLength(1)
 })
 
-test('without a default ralph, nor a ralph-less loop, the workflow is at fault: the step fails, no one is told no', async () => {
-  const pull = pullRequest()
+/** A review of pull request `number` admitted by a workflow that sets no default ralph. */
+async function admitWithoutDefaultRalph(number: number) {
   const { defaultRalph: _, ...rest } = settings
-  const plan = await admitReview(
+  return admitReview(
     parseTriggerEvent(
       'pull_request_review',
-      w.api.events.pullRequestReview(review(pull.number).id)
+      w.api.events.pullRequestReview(review(number).id)
     ) as PullRequestReviewTrigger,
     rest,
     w.octokit
   )
+}
+
+test('without a default ralph, nor a ralph-less loop, the workflow is at fault: the step fails, no one is told no', async () => {
+  const pull = pullRequest()
+  const plan = await admitWithoutDefaultRalph(pull.number)
   expect(plan).toEqual({
     kind: 'refuse',
     reason: 'no ralph was named, and the workflow sets no default (the ralph input)'
@@ -523,15 +528,7 @@ test('without a default ralph, nor a ralph-less loop, the workflow is at fault: 
 
 test("without a default ralph, a review on a person's pull request is still skipped quietly: the ralph is chosen only for the action's own", async () => {
   const persons = pullRequest({ user: 'alice' })
-  const { defaultRalph: _, ...rest } = settings
-  const plan = await admitReview(
-    parseTriggerEvent(
-      'pull_request_review',
-      w.api.events.pullRequestReview(review(persons.number).id)
-    ) as PullRequestReviewTrigger,
-    rest,
-    w.octokit
-  )
+  const plan = await admitWithoutDefaultRalph(persons.number)
   expect(plan).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/is not the action's own/) })
 })
 
