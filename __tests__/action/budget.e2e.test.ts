@@ -6,14 +6,7 @@
 import { execFileSync } from 'node:child_process'
 import { expect, test } from '@jest/globals'
 import { LedgerStore, openLease } from '../../src/ledger/index.js'
-import {
-  BILLED,
-  budgetFiles as files,
-  budgetStand,
-  ledgerLog,
-  ledgerOf,
-  settledUsd
-} from './budget-kit.js'
+import { BILLED, budgetFiles as files, budgetStand, ledgerLog, ledgerOf, settledUsd } from './budget-kit.js'
 import { AGENT_JOB_TOKEN, checkoutAgain, GITHUB_TOKEN, createProject, type Project } from './harness.js'
 
 const { run, upstream: upstreamOf } = budgetStand()
