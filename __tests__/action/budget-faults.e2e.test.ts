@@ -2,7 +2,6 @@
 // with the ledger a ref of its bare repository: a push race lost 20 times in a row, GitHub's 5xx on the ledger's
 // push, and the ledger's ref deleted by hand. (A token without contents: write, a malformed commit and a
 // killed job are budget.e2e.test.ts's.)
-import { execFileSync } from 'node:child_process'
 import { expect, test } from '@jest/globals'
 import {
   LedgerStore,
@@ -12,7 +11,7 @@ import {
   serializeLedger,
   type BudgetLimits
 } from '../../src/ledger/index.js'
-import { BILLED, budgetFiles, budgetStand, ledgerOf, settledUsd } from './budget-kit.js'
+import { bareGit as bare, BILLED, budgetFiles, budgetStand, ledgerOf, settledUsd } from './budget-kit.js'
 import { FAULT_TIMING } from './fixtures.js'
 import { checkoutAgain, createProject, type Project } from './harness.js'
 
@@ -20,21 +19,6 @@ const { run, upstream } = budgetStand()
 
 const REF = 'refs/ralph/ledger'
 const A_DOLLAR_A_DAY: BudgetLimits = { repository: { day: 1_000_000 }, perRequester: {} }
-
-/** git in the bare remote, as another writer on the server would run it (no HTTP). */
-function bare(p: Project, args: string[], input?: string): string {
-  return execFileSync('git', ['--git-dir', p.remote, ...args], {
-    encoding: 'utf8',
-    ...(input !== undefined ? { input } : {}),
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'o',
-      GIT_AUTHOR_EMAIL: 'o@e',
-      GIT_COMMITTER_NAME: 'o',
-      GIT_COMMITTER_EMAIL: 'o@e'
-    }
-  }).trim()
-}
 
 /** Another run's reservation of $0.01, landing on the ledger's tip first (as its push would). */
 function rivalReserves(p: Project, n: number): void {

@@ -70,48 +70,56 @@ test("budget-per-requester: one person's spent budget refuses their next /ralph 
   }
 }, 400_000)
 
-test('cancelled mid-agent (SIGINT, then the post step): the ledger settles at what the upstream billed, once, and holds no lease', async () => {
+/**
+ * The action with a budget, its agent three requests in (of a thousand, 300 ms apart) when main gets `signal`;
+ * then the post step. What the upstream billed, and the ledger after it.
+ */
+async function stoppedMidAgent(p: Project, signal: NodeJS.Signals) {
+  const before = upstream().requests.length
+  const r = await run(p, { budget: '1/day' }, 1000, {
+    env: { ASK_PAUSE_MS: '300' },
+    duringMain: async child => {
+      while (upstream().requests.length - before < 3) await new Promise(resolve => setTimeout(resolve, 50))
+      child.kill(signal)
+    }
+  })
+  const billed = (upstream().requests.length - before) * BILLED
+  const { changes, json } = ledgerOf(p)
+  return { r, billed, settles: changes.filter(c => c.startsWith('settle ')), leases: json.leases }
+}
+
+/** The line a step logs when it settled the lease. */
+const SETTLED = /The repository's budget: (lease \S+ )?reserved \$[\d.]+, spent \$[\d.]+/
+
+test('cancelled mid-agent (SIGINT, then the post step): main settles at what the upstream billed, once, and the lease is released', async () => {
   const p = await createProject(budgetFiles)
   try {
-    const before = upstream().requests.length
-    const r = await run(p, { budget: '1/day' }, 1000, {
-      env: { ASK_PAUSE_MS: '300' },
-      duringMain: async child => {
-        // Cancelled with its lease taken and its agent three requests in.
-        while (upstream().requests.length - before < 3) await new Promise(resolve => setTimeout(resolve, 50))
-        child.kill('SIGINT')
-      }
-    })
-    const billed = (upstream().requests.length - before) * BILLED
+    const { r, billed, settles, leases } = await stoppedMidAgent(p, 'SIGINT')
     expect(r.outputs['stop-reason']).toBe('cancelled')
     expect(r.post?.exitCode).toBe(0)
-    const { changes, json } = ledgerOf(p)
-    expect(changes.filter(c => c.startsWith('settle '))).toHaveLength(1)
-    expect(settledUsd(changes)).toBeCloseTo(billed, 6)
-    expect(json.leases).toEqual([])
+    // Main stops the agent and settles on its way out; post finds the lease settled and leaves it.
+    expect(r.main.stdout).toMatch(SETTLED)
+    expect(r.post?.stdout).not.toMatch(SETTLED)
+    expect(settles).toHaveLength(1)
+    expect(settledUsd(settles)).toBeCloseTo(billed, 6)
+    expect(leases).toEqual([])
   } finally {
     await p.cleanup()
   }
 }, 300_000)
 
-test('main killed mid-agent (no chance to settle), then the post step: post settles the lease, never below what the upstream billed', async () => {
+test('main killed mid-agent (no chance to settle), then the post step: post settles, never below what the upstream billed and at most one request above it', async () => {
   const p = await createProject(budgetFiles)
   try {
-    const before = upstream().requests.length
-    const r = await run(p, { budget: '1/day' }, 1000, {
-      env: { ASK_PAUSE_MS: '300' },
-      duringMain: async child => {
-        while (upstream().requests.length - before < 3) await new Promise(resolve => setTimeout(resolve, 50))
-        child.kill('SIGKILL')
-      }
-    })
-    const billed = (upstream().requests.length - before) * BILLED
+    const { r, billed, settles, leases } = await stoppedMidAgent(p, 'SIGKILL')
     expect(r.main.signal).toBe('SIGKILL')
     expect(r.post?.exitCode).toBe(0)
-    const { changes, json } = ledgerOf(p)
-    expect(changes.filter(c => c.startsWith('settle '))).toHaveLength(1)
-    expect(settledUsd(changes)).toBeGreaterThanOrEqual(billed - 1e-9)
-    expect(json.leases).toEqual([])
+    expect(r.post?.stdout).toMatch(SETTLED)
+    expect(settles).toHaveLength(1)
+    // The most the proxy had covered: what was billed, and the worst case of the request it was about to send.
+    expect(settledUsd(settles)).toBeGreaterThanOrEqual(billed - 1e-9)
+    expect(settledUsd(settles)).toBeLessThanOrEqual(billed + 0.02)
+    expect(leases).toEqual([])
   } finally {
     await p.cleanup()
   }

@@ -1,6 +1,7 @@
 // What the budget e2e files share (#38): the stand-in `claude` that asks the model a number of times through
 // the model proxy, an upstream that bills each request a fixed amount, the run of the action with a budget,
 // and the ledger as the bare remote holds it.
+import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll } from '@jest/globals'
 import { runAction, startStand, type ActionRun, type Project, type Stand } from './harness.js'
 import { startAnthropicServer, text, type ScriptedServer } from '../support/model-server/index.js'
@@ -102,4 +103,19 @@ export function ledgerLog(p: Project): string {
   } catch {
     return ''
   }
+}
+
+/** git in the bare remote, with `input` on stdin, as a person or another writer on the server (no HTTP). */
+export function bareGit(p: Project, args: string[], input?: string): string {
+  return execFileSync('git', ['--git-dir', p.remote, ...args], {
+    encoding: 'utf8',
+    ...(input !== undefined ? { input } : {}),
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'o',
+      GIT_AUTHOR_EMAIL: 'o@e',
+      GIT_COMMITTER_NAME: 'o',
+      GIT_COMMITTER_EMAIL: 'o@e'
+    }
+  }).trim()
 }

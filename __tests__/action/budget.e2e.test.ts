@@ -3,10 +3,17 @@
 // request a fixed amount: runs at once never spend past `budget`, a run that finds it spent runs no agent and
 // says so in one line, the ledger's commits add up to what the upstream billed, and the ledger's faults
 // (a killed job, a malformed commit, a token without contents: write) each end in one line.
-import { execFileSync } from 'node:child_process'
 import { expect, test } from '@jest/globals'
 import { LedgerStore, openLease } from '../../src/ledger/index.js'
-import { BILLED, budgetFiles as files, budgetStand, ledgerLog, ledgerOf, settledUsd } from './budget-kit.js'
+import {
+  bareGit,
+  BILLED,
+  budgetFiles as files,
+  budgetStand,
+  ledgerLog,
+  ledgerOf,
+  settledUsd
+} from './budget-kit.js'
 import { AGENT_JOB_TOKEN, checkoutAgain, GITHUB_TOKEN, createProject, type Project } from './harness.js'
 
 const { run, upstream: upstreamOf } = budgetStand()
@@ -187,18 +194,7 @@ test('a malformed ledger commit: no agent runs, one line naming the commit and t
 
 /** A commit on refs/ralph/ledger whose ledger.json is not a ledger, as a hand edit would push it. */
 function makeBadLedger(p: Project): void {
-  const git = (args: string[], input?: string): string =>
-    execFileSync('git', ['--git-dir', p.remote, ...args], {
-      encoding: 'utf8',
-      ...(input !== undefined ? { input } : {}),
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'o',
-        GIT_AUTHOR_EMAIL: 'o@e',
-        GIT_COMMITTER_NAME: 'o',
-        GIT_COMMITTER_EMAIL: 'o@e'
-      }
-    }).trim()
+  const git = (args: string[], input?: string): string => bareGit(p, args, input)
   const blob = git(['hash-object', '-w', '--stdin'], '{"version": 1, "oops": true}\n')
   const tree = git(['mktree'], `100644 blob ${blob}\tledger.json\n`)
   const commit = git(['commit-tree', tree, '-m', 'ledger: by hand'])

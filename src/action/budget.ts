@@ -31,6 +31,8 @@ import { saveState } from './state.js'
 /**
  * One request's worth: a run that cannot reserve this much runs no agent (a request's worst case is its
  * whole output limit at the model's price; the proxy refuses, one by one, those this does not cover).
+ * Fixed, not priced: before the agent's first request nobody knows its model or output limit (the agent
+ * picks both, per request); this decides only whether a run starts, never what a request may spend.
  */
 export const ONE_REQUEST_USD = 0.05
 
