@@ -3,98 +3,20 @@
 // request a fixed amount: runs at once never spend past `budget`, a run that finds it spent runs no agent and
 // says so in one line, the ledger's commits add up to what the upstream billed, and the ledger's faults
 // (a killed job, a malformed commit, a token without contents: write) each end in one line.
-import { execFileSync } from 'node:child_process'
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { expect, test } from '@jest/globals'
 import { LedgerStore, openLease } from '../../src/ledger/index.js'
 import {
-  AGENT_JOB_TOKEN,
-  checkoutAgain,
-  GITHUB_TOKEN,
-  createProject,
-  runAction,
-  startStand,
-  type ActionRun,
-  type Project,
-  type Stand
-} from './harness.js'
-import { startAnthropicServer, text, type ScriptedServer } from '../support/model-server/index.js'
+  bareGit,
+  BILLED,
+  budgetFiles as files,
+  budgetStand,
+  ledgerLog,
+  ledgerOf,
+  settledUsd
+} from './budget-kit.js'
+import { AGENT_JOB_TOKEN, checkoutAgain, GITHUB_TOKEN, createProject, type Project } from './harness.js'
 
-/** input 1000 and output 1000 tokens of claude-sonnet-4-5 ($3/M, $15/M). */
-const BILLED = 0.018
-
-/** A stand-in `claude`: asks the model $ASKS times, one after another, until an answer is not a 200. */
-const AGENT = `#!${process.execPath}
-process.stdin.resume()
-process.stdin.on('end', async () => {
-  for (let i = 0; i < Number(process.env.ASKS); i++) {
-    const response = await fetch(process.env.ANTHROPIC_BASE_URL + '/v1/messages', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': process.env.ANTHROPIC_API_KEY ?? '' },
-      body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 1000, messages: [{ role: 'user', content: 'Work.' }] })
-    })
-    await response.text()
-    if (response.status !== 200) { console.log('refused: ' + response.status); process.exit(1) }
-  }
-  console.log('Done.')
-})
-`
-
-let stand: Stand
-let upstream: ScriptedServer
-beforeAll(async () => {
-  stand = await startStand()
-  upstream = await startAnthropicServer({
-    script: () => text('ok', { usage: { input: 1000, output: 1000 } })
-  })
-}, 120_000)
-afterAll(async () => {
-  await upstream?.close()
-  await stand?.close()
-})
-
-const files = {
-  '.agents/ralphs/spend/RALPH.md': '---\nagent: ./claude\n---\nWork.\n',
-  claude: { content: AGENT, mode: 0o755 }
-}
-
-const INPUTS = {
-  ralph: 'spend',
-  isolation: 'none',
-  'model-proxy': 'true',
-  'max-iterations': '1',
-  checks: 'true',
-  'skip-if-green': 'false',
-  'completion-tag': 'none',
-  'upload-artifacts': 'false',
-  'open-pr': 'false',
-  'on-failure': 'none'
-}
-
-function run(
-  p: Project,
-  inputs: Record<string, string>,
-  asks: number,
-  more: Parameters<typeof runAction>[2] = {}
-): Promise<ActionRun> {
-  return runAction(p, stand, {
-    ...more,
-    inputs: { ...INPUTS, ...inputs },
-    env: { ANTHROPIC_BASE_URL: upstream.url, ANTHROPIC_API_KEY: 'sk-ant-job-secret', ASKS: String(asks) }
-  })
-}
-
-/** The ledger's commits' messages, oldest first, and its file now. */
-function ledgerOf(p: Project): { changes: string[]; json: { leases: unknown[] } } {
-  const log = p.remoteGit('log', '--reverse', '--format=%B', 'refs/ralph/ledger')
-  const changes = log.split('\n').filter(line => /^(reserve|top-up|settle|expire|compact) /.test(line))
-  return { changes, json: JSON.parse(p.remoteGit('show', 'refs/ralph/ledger:ledger.json')) }
-}
-
-/** What the settle lines say was spent, in dollars. */
-const settledUsd = (changes: string[]): number =>
-  changes
-    .filter(c => c.startsWith('settle '))
-    .reduce((sum, c) => sum + Number(/ spent=([\d.]+)/.exec(c)?.[1] ?? NaN), 0)
+const { run, upstream: upstreamOf } = budgetStand()
 
 const sayNoAgent =
   /The repository's budget of \$[\d.]+\/day is spent[^\n]*; it resets at 00:00 UTC\. No agent ran\./
@@ -102,11 +24,11 @@ const sayNoAgent =
 test('eight runs at once against one repository with budget: 1/day never take what the upstream billed past $1, those that found it spent ran no agent and said so, and the ledger adds up to the bill', async () => {
   const project = await createProject(files)
   const jobs = [project, ...(await Promise.all(Array.from({ length: 7 }, () => checkoutAgain(project))))]
-  const before = upstream.requests.length
+  const before = upstreamOf().requests.length
   try {
     // Each agent would spend $0.45 (25 requests): eight would spend $3.60.
     const runs = await Promise.all(jobs.map(p => run(p, { budget: '1/day' }, 25)))
-    const billed = (upstream.requests.length - before) * BILLED
+    const billed = (upstreamOf().requests.length - before) * BILLED
     expect(billed).toBeLessThanOrEqual(1 + 1e-9)
     // The budget was used, not left idle: at most one request's worth ($0.05) of it went unspent per run.
     expect(billed).toBeGreaterThan(0.5)
@@ -137,7 +59,7 @@ test('eight runs at once against one repository with budget: 1/day never take wh
 test("two jobs: the reserve job takes the lease, the agent job (no write token) spends no more than it, and the deliver job settles it at the agent job's metered spend", async () => {
   const project = await createProject(files, { token: AGENT_JOB_TOKEN })
   const deliverCheckout = await checkoutAgain(project)
-  const before = upstream.requests.length
+  const before = upstreamOf().requests.length
   const runId = String(8_100_000_000 + process.pid)
   const artifacts = { 'upload-artifacts': 'true' }
   try {
@@ -161,7 +83,7 @@ test("two jobs: the reserve job takes the lease, the agent job (no write token) 
     expect(`${agent.main.stdout}`).toMatch(/the lease the reserve job took \(\$0\.10, lease [^)]+\) is spent/)
     // The agent job wrote nothing: not the ledger either.
     expect(project.gitServer.pushAttemptsBy(AGENT_JOB_TOKEN)).toEqual([])
-    const billed = (upstream.requests.length - before) * BILLED
+    const billed = (upstreamOf().requests.length - before) * BILLED
     expect(billed).toBeCloseTo(5 * BILLED, 9)
     const deliver = await run(
       deliverCheckout,
@@ -202,13 +124,13 @@ test('a run that finds the budget spent runs no agent: the /ralph requester gets
     project.api.state.addUser('maintainer', { role: 'write' })
     const issue = project.api.state.addIssue({ title: 'Bug', body: 'b', user: 'maintainer' })
     const comment = project.api.state.addComment(issue.number, { body: '/ralph spend', user: 'maintainer' })
-    const before = upstream.requests.length
+    const before = upstreamOf().requests.length
     const r = await run(project, { budget: '1/day' }, 5, {
       eventName: 'issue_comment',
       event: project.api.events.issueComment(comment.id)
     })
     expect(r.main.exitCode).toBe(0)
-    expect(upstream.requests.length).toBe(before)
+    expect(upstreamOf().requests.length).toBe(before)
     expect(r.outputs).toMatchObject({ 'stop-reason': 'budget', iterations: '0', 'budget-left': '0.00' })
     const reply = project.api.state.comments.filter(
       c => c.issueNumber === issue.number && c.id !== comment.id
@@ -232,7 +154,7 @@ test('a killed job (no post step): its lease counts in full, and the next run fi
       noPost: true,
       duringMain: async child => {
         // Killed once its lease is in the ledger, with its agent at work.
-        while (upstream.requests.length === 0 || !/reserve /.test(safeLog(project)))
+        while (upstreamOf().requests.length === 0 || !/reserve /.test(ledgerLog(project)))
           await new Promise(resolve => setTimeout(resolve, 50))
         child.kill('SIGKILL')
       }
@@ -251,22 +173,14 @@ test('a killed job (no post step): its lease counts in full, and the next run fi
   }
 }, 300_000)
 
-function safeLog(p: Project): string {
-  try {
-    return p.remoteGit('log', '--format=%B', 'refs/ralph/ledger')
-  } catch {
-    return ''
-  }
-}
-
 test('a malformed ledger commit: no agent runs, one line naming the commit and the fix', async () => {
   const project = await createProject(files)
   try {
     makeBadLedger(project)
-    const before = upstream.requests.length
+    const before = upstreamOf().requests.length
     const r = await run(project, { budget: '1/day' }, 5)
     expect(r.main.exitCode).toBe(1)
-    expect(upstream.requests.length).toBe(before)
+    expect(upstreamOf().requests.length).toBe(before)
     const errors = r.main.errors.map(e => e.message)
     expect(errors).toEqual([
       expect.stringMatching(
@@ -280,18 +194,7 @@ test('a malformed ledger commit: no agent runs, one line naming the commit and t
 
 /** A commit on refs/ralph/ledger whose ledger.json is not a ledger, as a hand edit would push it. */
 function makeBadLedger(p: Project): void {
-  const git = (args: string[], input?: string): string =>
-    execFileSync('git', ['--git-dir', p.remote, ...args], {
-      encoding: 'utf8',
-      ...(input !== undefined ? { input } : {}),
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'o',
-        GIT_AUTHOR_EMAIL: 'o@e',
-        GIT_COMMITTER_NAME: 'o',
-        GIT_COMMITTER_EMAIL: 'o@e'
-      }
-    }).trim()
+  const git = (args: string[], input?: string): string => bareGit(p, args, input)
   const blob = git(['hash-object', '-w', '--stdin'], '{"version": 1, "oops": true}\n')
   const tree = git(['mktree'], `100644 blob ${blob}\tledger.json\n`)
   const commit = git(['commit-tree', tree, '-m', 'ledger: by hand'])
@@ -301,10 +204,10 @@ function makeBadLedger(p: Project): void {
 test('a token without contents: write: one line naming contents: write, and no agent runs', async () => {
   const project = await createProject(files)
   try {
-    const before = upstream.requests.length
+    const before = upstreamOf().requests.length
     const r = await run(project, { budget: '1/day', 'github-token': AGENT_JOB_TOKEN }, 5)
     expect(r.main.exitCode).toBe(1)
-    expect(upstream.requests.length).toBe(before)
+    expect(upstreamOf().requests.length).toBe(before)
     const errors = r.main.errors.map(e => e.message)
     expect(errors).toEqual([
       expect.stringMatching(

@@ -18,6 +18,7 @@ import {
   type RecordedRequest,
   type ScriptedServer
 } from '../support/model-server/index.js'
+import { proxiedInputs, proxiedRalph } from '../support/proxied-ralph.js'
 
 /**
  * Makes the requests in the file $ASK (a JSON array of steps, each a [path, body] or a list of them asked at
@@ -87,27 +88,11 @@ afterAll(async () => {
 async function run(ask: Array<Ask | Ask[]>, maxCost: string, upstream = server) {
   out = mkdtempSync(path.join(tmpdir(), 'ralph-cap-'))
   writeFileSync(path.join(out, 'ask.json'), JSON.stringify(ask))
-  const project = await createProject({
-    '.agents/ralphs/cap/RALPH.md': '---\nagent: ./claude\n---\nWork.\n',
-    claude: { content: AGENT, mode: 0o755 }
-  })
+  const project = await createProject(proxiedRalph('cap', AGENT))
   try {
     const seen = upstream.requests.length
     const result = await runAction(project, stand, {
-      inputs: {
-        ralph: 'cap',
-        isolation: 'none',
-        'model-proxy': 'true',
-        'max-iterations': '1',
-        checks: 'true',
-        // The gate is green from the start and the agent's requests are what is tested: it must run.
-        'skip-if-green': 'false',
-        'completion-tag': 'none',
-        'max-cost': maxCost,
-        'upload-artifacts': 'false',
-        'open-pr': 'false',
-        'on-failure': 'none'
-      },
+      inputs: { ...proxiedInputs('cap'), 'max-cost': maxCost },
       env: {
         ANTHROPIC_BASE_URL: upstream.url,
         ANTHROPIC_API_KEY: 'sk-ant-job-secret',

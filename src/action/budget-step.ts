@@ -15,7 +15,7 @@ import {
   budgetNote,
   budgetSpent,
   ownSpendUsd,
-  recordSpendUsd,
+  postSpendUsd,
   reserveLease,
   savedLease,
   settleHeld,
@@ -26,6 +26,7 @@ import {
 import type { Step, StepEnd } from './steps/ending.js'
 import type { Admitted, Planned } from './steps/types.js'
 import { readInputs } from './inputs.js'
+import type { SavedState } from './state.js'
 
 /** A GitHub-hosted job's longest run, when max-time gives none: an unsettled lease counts until then. */
 const JOB_SECONDS = 6 * 60 * 60
@@ -143,17 +144,17 @@ export function withBudgetLeft(ending: StepEnd, outcome: BudgetOutcome): StepEnd
  * failure: post must not fail a job.
  */
 export async function settleInPost(
-  leaseText: string | undefined,
+  saved: Pick<SavedState, 'lease' | 'leaseCovered' | 'finished'>,
   status: LoopStatus | undefined
 ): Promise<void> {
-  const state = savedLease(leaseText)
+  const state = savedLease(saved.lease)
   if (!state) return
   try {
     const inputs = readInputs()
     const context = readContext()
     if (!inputs.budget) return
     const run = { budget: { ...inputs.budget, ref: state.ref }, token: inputs.githubToken, context }
-    await settleState(run, state, recordSpendUsd(status))
+    await settleState(run, state, postSpendUsd(status, saved.leaseCovered, saved.finished))
   } catch (error) {
     core.warning(
       `The lease ${state.lease.id} could not be settled: ${(error as Error).message} It counts in full until its deadline; release it by hand (ralph-action budget release).`

@@ -31,6 +31,8 @@ import { saveState } from './state.js'
 /**
  * One request's worth: a run that cannot reserve this much runs no agent (a request's worst case is its
  * whole output limit at the model's price; the proxy refuses, one by one, those this does not cover).
+ * Fixed, not priced: before the agent's first request nobody knows its model or output limit (the agent
+ * picks both, per request); this decides only whether a run starts, never what a request may spend.
  */
 export const ONE_REQUEST_USD = 0.05
 
@@ -108,11 +110,37 @@ export async function reserveLease(run: BudgetRun): Promise<Reserved> {
     core.info(
       `The repository's budget: reserved ${formatUsd(microsOf(lease.grantedUsd(), 'down'))} (lease ${lease.id}); ${leftWords(lease.status())}.`
     )
-    return { held: { cap: lease, lease, store, status: lease.status() } }
+    return { held: { cap: notedForPost(lease), lease, store, status: lease.status() } }
   } catch (error) {
     await store?.close()
     if (error instanceof LedgerError) return { failed: error.message }
     throw error
+  }
+}
+
+/**
+ * The lease as the model proxy's cap, what it covered written down for post as it grows: no request goes up
+ * uncovered, so a main killed mid-request spent no more than the last total covered (and the lease, saved again
+ * after each top-up, is what settling in full means).
+ */
+function notedForPost(lease: Lease): SpendingCap {
+  let covered = 0
+  let granted = lease.grantedUsd()
+  return {
+    grantedUsd: () => lease.grantedUsd(),
+    refusal: () => lease.refusal(),
+    cover: async totalUsd => {
+      const ok = await lease.cover(totalUsd)
+      if (lease.grantedUsd() > granted) {
+        granted = lease.grantedUsd()
+        saveState('lease', JSON.stringify(lease.state()))
+      }
+      if (ok && totalUsd > covered) {
+        covered = totalUsd
+        saveState('leaseCovered', String(totalUsd))
+      }
+      return ok
+    }
   }
 }
 
@@ -144,7 +172,8 @@ export async function budgetSpent(
     repo: RunContext['repo']
   }
 ): Promise<StepEnd> {
-  const line = `${refused.charAt(0).toUpperCase()}${refused.slice(1)}. No agent ran.`
+  // Sentence case for "the repository's budget …"; a requester's login stays as GitHub spells it.
+  const line = `${refused.replace(/^the /, 'The ')}. No agent ran.`
   core.warning(line)
   if (reply.issueNumber !== undefined && reply.octokit)
     await postRefusal(
@@ -240,6 +269,19 @@ export function savedLease(text: string | undefined): LeaseState | undefined {
   return 'problem' in parsed ? undefined : parsed
 }
 
-/** What post settles a lease at: the record's spend (this job's), or nothing known (in full). */
-export const recordSpendUsd = (status: LoopStatus | undefined): number | undefined =>
-  status ? ownSpendUsd(status) : undefined
+/**
+ * What post settles a lease at: the record's spend (this job's) when main finished it; after a killed main, the
+ * record lacks the iteration in flight, so the most the proxy had covered when it is more; nothing known: in
+ * full (undefined).
+ */
+export function postSpendUsd(
+  status: LoopStatus | undefined,
+  covered: string | undefined,
+  mainFinished: boolean
+): number | undefined {
+  const recorded = status ? ownSpendUsd(status) : undefined
+  if (mainFinished && recorded !== undefined) return recorded
+  const most = covered === undefined ? NaN : Number(covered)
+  if (!Number.isFinite(most)) return recorded
+  return Math.max(most, recorded ?? 0)
+}

@@ -101,14 +101,14 @@ export async function post(): Promise<void> {
   if (state.finished) {
     // Main's end may still have left the checkout's credential out (a restore that failed): it goes back here.
     for (const warning of await credentialsAfterMain(state)) core.warning(warning)
-    await settleInPost(state.lease, recordStatus(state.recordDir))
+    await settleInPost(state, recordStatus(state.recordDir))
     core.info('The main step finished; nothing left to do.')
     return
   }
   if (!state.recordDir || !existsSync(state.recordDir)) {
     for (const warning of await credentialsAfterMain(state)) core.warning(warning)
     await finaliseTracking(state, undefined)
-    await settleInPost(state.lease, undefined)
+    await settleInPost(state, undefined)
     core.info('The main step did not start a loop; nothing to upload.')
     return
   }
@@ -122,7 +122,7 @@ export async function post(): Promise<void> {
     core.warning(`The run record could not be finished: ${(error as Error).message}`)
   }
   await finaliseTracking(state, status)
-  await settleInPost(state.lease, status)
+  await settleInPost(state, status)
 
   const context = readContext()
   const links: RunReport['links'] = { run: context.runUrl }

@@ -32,6 +32,8 @@ export interface SavedState {
   egress?: string | undefined
   /** While the run holds a lease of the repository's budget (LeaseState as JSON): post settles it if main did not. */
   lease?: string | undefined
+  /** The most the model proxy has had covered by the lease (dollars): a killed main spent no more than this. */
+  leaseCovered?: string | undefined
 }
 
 type Key = Exclude<keyof SavedState, 'isPost'>
@@ -53,7 +55,8 @@ export function readState(): SavedState {
     gitSnapshot: text('gitSnapshot'),
     credentials: text('credentials'),
     egress: text('egress'),
-    lease: text('lease')
+    lease: text('lease'),
+    leaseCovered: text('leaseCovered')
   }
 }
 
