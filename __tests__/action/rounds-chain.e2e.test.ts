@@ -8,6 +8,7 @@ import { agentScript, DONE, FIX, projectFiles } from './fixtures.js'
 import { AGENT_JOB_TOKEN, GITHUB_TOKEN, runAction, type Project } from './harness.js'
 import { e2eSuite } from './suite.js'
 import { twoJobs } from './two-jobs.js'
+import type { ReviewCommentSeed } from '../support/github-api/index.js'
 import { actionsPull, OWN_BRANCH } from '../support/pull-requests.js'
 
 const e2e = e2eSuite()
@@ -21,14 +22,18 @@ const fixing = agentScript({ 1: `${FIX}\n${DONE}` })
 const roundComments = (p: Project, number: number) =>
   p.api.state.comments.filter(c => c.issueNumber === number && c.body.includes('ralph-action:fix-round'))
 
-test("a writer's review in two jobs: the agent job writes nothing; the deliver job pushes onto the pull request's branch, replies in each thread and counts the round once", async () => {
-  const p = await project(projectFiles(fixing), { token: AGENT_JOB_TOKEN })
+/** alice, a writer, requests changes on the action's pull request: it, its branch's tip before, and the review. */
+function changesRequested(p: Project, fields: { body?: string; comments: ReviewCommentSeed[] }) {
   p.api.state.addUser('alice', { role: 'write' })
   const pull = actionsPull(p)
   const tip = p.remoteGit('rev-parse', OWN_BRANCH).trim()
-  const review = p.api.state.addReview(pull.number, {
-    user: 'alice',
-    state: 'CHANGES_REQUESTED',
+  const review = p.api.state.addReview(pull.number, { user: 'alice', state: 'CHANGES_REQUESTED', ...fields })
+  return { pull, tip, review }
+}
+
+test("a writer's review in two jobs: the agent job writes nothing; the deliver job pushes onto the pull request's branch, replies in each thread and counts the round once", async () => {
+  const p = await project(projectFiles(fixing), { token: AGENT_JOB_TOKEN })
+  const { pull, tip, review } = changesRequested(p, {
     body: 'Make it add.',
     comments: [
       { path: 'calc.js', line: 2, body: 'This subtracts.' },
@@ -123,12 +128,7 @@ test("a failing CI run in two jobs: the deliver job pushes the fix onto the acti
 test('a review round that runs out of max-time in a chained workflow is not handed on: no dispatch, nothing pushed onto the pull request, the summary says so', async () => {
   const agent = slowAgent(e2e.scratch(), 'round-timeout', 'always')
   const p = await project(chainFiles(agent.script, 2))
-  p.api.state.addUser('alice', { role: 'write' })
-  const pull = actionsPull(p)
-  const tip = p.remoteGit('rev-parse', OWN_BRANCH).trim()
-  const review = p.api.state.addReview(pull.number, {
-    user: 'alice',
-    state: 'CHANGES_REQUESTED',
+  const { pull, tip, review } = changesRequested(p, {
     comments: [{ path: 'check.mjs', line: 2, body: 'Fix both.' }]
   })
   const run = await runAction(p, e2e.stand(), {
