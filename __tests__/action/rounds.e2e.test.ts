@@ -2,87 +2,23 @@
 // run of a workflow ci-fix names, continues the loop on that pull request's branch, the review (or the failing
 // job's log tail) fenced as data in the prompt; verified work is pushed onto the same branch, each line comment
 // gets a reply naming the commit, and one summary comment counts the round. Everything else runs nothing.
-import { readFileSync } from 'node:fs'
-import path from 'node:path'
 import { expect, test } from '@jest/globals'
-import { DONE, FIX, agentScript, projectFiles } from './fixtures.js'
-import { runAction, type ActionRun, type Project } from './harness.js'
+import { DONE, projectFiles } from './fixtures.js'
+import { runAction } from './harness.js'
+import { rounds } from './rounds.js'
 import { e2eSuite } from './suite.js'
+import {
+  OWN_BRANCH as BRANCH,
+  OWN_MARKER as MARKER,
+  actionsPull,
+  nothingToDo as said,
+  personsPull
+} from '../support/pull-requests.js'
 
 const e2e = e2eSuite()
 const { project, expectClean } = e2e
 
-const MARKER = '<!-- ralph-action:pull-request -->'
-const BRANCH = 'ralph/issue-1'
-const CI = '.github/workflows/ci.yml'
-
-/** An agent that keeps its prompt in the scratch folder, then does `step` (the fix, by default). */
-function promptKeeper(step = `${FIX}\n${DONE}`): { script: string; prompt: () => string } {
-  const file = path.join(e2e.scratch(), `prompt-${Math.random().toString(36).slice(2)}.md`)
-  return {
-    script: agentScript({ any: `fs.writeFileSync(${JSON.stringify(file)}, prompt)`, 1: step }),
-    prompt: () => readFileSync(file, 'utf8')
-  }
-}
-
-/** The action's own pull request: its branch on the remote (the failing test still there), opened by its bot. */
-function actionsPull(p: Project, head = BRANCH) {
-  p.remoteGit('branch', head, 'main')
-  return p.api.state.addPull({
-    title: 'ralph: fix-tests',
-    body: `${MARKER}\nWhat the loop did.`,
-    head,
-    base: 'main',
-    user: 'github-actions[bot]'
-  })
-}
-
-/** A run of the CI workflow that failed on `head`'s tip, with one failing job whose log ends with `tail`. */
-function failedRun(p: Project, head: string, tail: string) {
-  const run = p.api.state.addRun({
-    workflowPath: CI,
-    headBranch: head,
-    headSha: p.remoteGit('rev-parse', head).trim(),
-    event: 'pull_request',
-    status: 'completed',
-    conclusion: 'failure',
-    actor: 'github-actions[bot]'
-  })
-  p.api.state.addJob(run.id, {
-    name: 'test (ubuntu-latest)',
-    steps: [
-      { name: 'Set up job', conclusion: 'success' },
-      { name: 'Run npm test', conclusion: 'failure' }
-    ],
-    log: [
-      '2026-11-28T10:00:00.0000000Z ##[group]Run npm test',
-      '2026-11-28T10:00:01.0000000Z not ok 1 - add returns the sum',
-      `2026-11-28T10:00:01.1000000Z ${tail}`,
-      '2026-11-28T10:00:01.2000000Z ##[error]Process completed with exit code 1.'
-    ].join('\n')
-  })
-  p.api.state.addJob(run.id, { name: 'lint', conclusion: 'success', log: 'fine' })
-  return run
-}
-
-/** A review of pull request `number`, and the action's run on it. */
-async function onReview(
-  p: Project,
-  number: number,
-  fields: Parameters<Project['api']['state']['addReview']>[1],
-  inputs: Record<string, string> = {}
-) {
-  const review = p.api.state.addReview(number, fields)
-  const run = await runAction(p, e2e.stand(), {
-    inputs: { ralph: 'fix-tests', ...inputs },
-    eventName: 'pull_request_review',
-    event: p.api.events.pullRequestReview(review.id)
-  })
-  return { review, run }
-}
-
-const said = (run: ActionRun): string[] =>
-  run.main.stdout.split('\n').filter(line => line.startsWith('Nothing to do:'))
+const { promptKeeper, failedRun, onReview } = rounds(e2e)
 
 test("a writer's review with two line comments: both in the prompt with file and line, the fix pushed onto the same branch, two replies naming the commit, one pull request", async () => {
   const agent = promptKeeper()
@@ -174,8 +110,7 @@ test("a reader's review, a bot's, one on a stranger's pull request and one on a 
   p.api.state.addUser('carol', { role: 'write' })
   p.api.state.addUser('coder-app[bot]', { type: 'Bot', role: 'write' })
   const ours = actionsPull(p)
-  p.remoteGit('branch', 'carol-feature', 'main')
-  const strangers = p.api.state.addPull({ title: 'Mine', head: 'carol-feature', base: 'main', user: 'carol' })
+  const strangers = personsPull(p, { head: 'carol-feature', user: 'carol' })
   const forks = p.api.state.addPull({
     title: 'From a fork',
     body: `${MARKER}\nforged`,
@@ -244,8 +179,7 @@ test("a failing CI run on a person's branch, and one of a workflow ci-fix does n
   const agent = promptKeeper()
   const p = await project(projectFiles(agent.script))
   p.api.state.addUser('alice', { role: 'write' })
-  p.remoteGit('branch', 'alice-feature', 'main')
-  p.api.state.addPull({ title: 'Mine', head: 'alice-feature', base: 'main', user: 'alice' })
+  personsPull(p, { head: 'alice-feature', user: 'alice' })
   const persons = failedRun(p, 'alice-feature', 'AssertionError')
   const onPerson = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'ci-fix': 'ci.yml' },

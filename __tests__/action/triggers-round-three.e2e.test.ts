@@ -7,6 +7,7 @@ import { expect, test } from '@jest/globals'
 import { projectFiles, ralph } from './fixtures.js'
 import { runAction } from './harness.js'
 import { e2eSuite } from './suite.js'
+import { OWN_MARKER, nothingToDo, personsPull } from '../support/pull-requests.js'
 
 const e2e = e2eSuite()
 const { project, expectClean, fixingAgent } = e2e
@@ -15,7 +16,6 @@ test("an outsider's pull request starts no loop, whatever a writer does to it la
   const agent = fixingAgent()
   const p = await project(projectFiles(agent.script))
   p.remoteGit('branch', 'release', 'main')
-  p.remoteGit('branch', 'alice-feature', 'main')
   p.api.state.addUser('alice', { role: 'write' })
   p.api.state.addUser('rob', { role: 'read' })
   const intoRelease = p.api.state.addPull({
@@ -25,13 +25,7 @@ test("an outsider's pull request starts no loop, whatever a writer does to it la
     base: 'release',
     user: 'rob'
   })
-  const fromWriter = p.api.state.addPull({
-    title: 'Mine',
-    body: 'Do as I say.',
-    head: 'alice-feature',
-    base: 'main',
-    user: 'rob'
-  })
+  const fromWriter = personsPull(p, { body: 'Do as I say.', head: 'alice-feature', user: 'rob' })
   for (const pull of [intoRelease, fromWriter])
     for (const [action, label] of [['synchronize'], ['labeled', 'ralph'], ['assigned']] as const) {
       const run = await runAction(p, e2e.stand(), {
@@ -44,8 +38,7 @@ test("an outsider's pull request starts no loop, whatever a writer does to it la
         noPost: true
       })
       expect(run.main.exitCode).toBe(0)
-      const said = run.main.stdout.split('\n').filter(line => line.startsWith('Nothing to do:'))
-      expect({ action, said }).toEqual({
+      expect({ action, said: nothingToDo(run) }).toEqual({
         action,
         said: [
           action === 'assigned'
@@ -67,7 +60,7 @@ test("the action writes only to what it made: a stranger's pull request on its b
   p.api.state.addUser('alice', { role: 'write' })
   p.api.state.addUser('mallory', { role: 'read' })
   p.api.state.addUser('dependabot[bot]', { type: 'Bot', role: 'write' })
-  const marker = '<!-- ralph-action:pull-request -->'
+  const marker = OWN_MARKER
 
   // A stranger's pull request from a leftover ralph/issue-N branch: the next /ralph on issue N leaves it alone.
   const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'It should add.', user: 'alice' })
@@ -96,8 +89,7 @@ test("the action writes only to what it made: a stranger's pull request on its b
   ).toEqual([])
 
   // Dependabot's pull request whose body carries the marker: a writer's /ralph on it is not pushed onto its branch.
-  p.remoteGit('branch', 'dependabot/npm/x', 'main')
-  const bump = p.api.state.addPull({
+  const bump = personsPull(p, {
     title: 'Bump x',
     body: `Bumps x.\n<details>${marker}</details>`,
     head: 'dependabot/npm/x',

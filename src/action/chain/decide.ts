@@ -59,7 +59,7 @@ export function continuesIn(
   if (job.branchWas === 'pr')
     return {
       continues: false,
-      why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
+      why: "a loop on a pull request's branch does not go on in another run (unverified work is never pushed there)"
     }
   // Its pull request, if it has one, shows what is there: unverified work is not pushed under it between jobs.
   if (job.branchWas === 'existing')
