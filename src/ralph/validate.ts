@@ -15,6 +15,7 @@ import type { PyDict, PyValue } from './pyvalue.js'
 import { RALPH_MARKER } from './resolve.js'
 import { checkNames, field, isNonEmptyString, validateRunList } from './run-list.js'
 import { parseProtectSetting } from './protect.js'
+import { parseEditableSetting } from './editable.js'
 import { ShlexError, shlexSplit } from './shlex.js'
 import { readRegularFile, TreeFileError } from './tree-file.js'
 import { fileProblem, RalphError } from './types.js'
@@ -90,6 +91,7 @@ const KNOWN_KEYS = [
   'checks',
   'checks_parallel',
   'completion_tag',
+  'editable',
   'guardrails',
   'presets',
   'protected',
@@ -366,6 +368,22 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
       )
     else protectedPaths = parsed
   }
+  // ours: editable (globs)
+  const rawEditable = field(fm, 'editable')
+  let editable: string[] | undefined
+  if (rawEditable !== null) {
+    const words = typeof rawEditable === 'string' ? [rawEditable] : rawEditable
+    const parsed =
+      Array.isArray(words) && words.length > 0 && words.every(isNonEmptyString)
+        ? parseEditableSetting(words as string[])
+        : { problem: `it must be a glob or a list of globs, got ${pyRepr(rawEditable)}` }
+    if (parsed === undefined || 'problem' in parsed)
+      report(
+        `'editable': ${parsed?.problem ?? 'it names no path'}. Example: editable: [src/**]`,
+        where(fm, 'editable')
+      )
+    else editable = parsed
+  }
   // ours: setup (one command, or a list of them) and verify
   const rawSetup = field(fm, 'setup')
   let setup: string[] | undefined
@@ -438,6 +456,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   if (guardrails !== undefined) ralph.guardrails = guardrails
   if (presets !== undefined) ralph.presets = presets
   if (protectedPaths !== undefined) ralph.protected = protectedPaths
+  if (editable !== undefined) ralph.editable = editable
   if (checksParallel !== undefined) ralph.checksParallel = checksParallel
   if (setup !== undefined) ralph.setup = setup
   if (verify !== undefined) ralph.verify = verify
