@@ -197,6 +197,8 @@ export function prepareJudges(input: {
     for (const f of plan?.files ?? []) writeFileSync(onDisk(cwd, f.path), f.content, { flag: 'wx' })
     judged.push({ index, runner: reported, report, targets, expected, ...(plan ? { plan } : {}) })
     const env = Object.entries(invocation.env).map(([k, v]) => exportLine(k, v))
+    // The canaries' key: only this gate's runner runs them (another gate over the same files judges without).
+    for (const [k, v] of Object.entries(plan?.env ?? {})) env.push(`export ${k}=${shlexQuote(v)}`)
     return { ...check, run: [...env, command.command].join('\n') }
   })
   const byIndex = new Map(judged.map(j => [j.index, j]))
