@@ -77,9 +77,16 @@ export function validateRalph(file: string, opts: LoadOptions): RalphProblem[] {
 export function lintRalph(
   file: string,
   opts: LoadOptions
-): { problems: RalphProblem[]; warnings: RalphProblem[] } {
-  const { problems, warnings } = inspectRalph(file, opts)
-  return { problems, warnings: warnings ?? [] }
+): { problems: RalphProblem[]; warnings: RalphProblem[]; suggestions: string[] } {
+  const { ralph, problems, warnings } = inspectRalph(file, opts)
+  // #37: the strongest protection, and the simplest to explain; a suggestion, never a warning.
+  const suggestions =
+    ralph && ralph.checks.length > 0 && ralph.editable === undefined
+      ? [
+          'suggestion: name the paths the agent may change, e.g. `editable: [src/**]`: every other path is put back before the gates and refused at delivery'
+        ]
+      : []
+  return { problems, warnings: warnings ?? [], suggestions }
 }
 
 /** Every key a runtime reads: ralphify's, then ours. */
