@@ -33,7 +33,8 @@ export const INPUT_GROUPS = [
       'parallel-checks',
       'verify',
       'completion-tag',
-      'protected-paths'
+      'protected-paths',
+      'editable'
     ]
   },
   {

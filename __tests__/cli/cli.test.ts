@@ -62,6 +62,19 @@ describe('ralph-action validate', () => {
     expect(cli(dir, 'validate', 'r')).toMatchObject({ code: 0, stdout: 'r/RALPH.md: OK\n' })
   })
 
+  test('a ralph with gates and no editable: validate suggests editable; with editable set, no suggestion', () => {
+    const dir = project({
+      'r/RALPH.md': '---\nagent: cat\nchecks:\n  - name: t\n    run: "true"\n---\nbody\n',
+      's/RALPH.md': '---\nagent: cat\neditable: [src/**]\nchecks:\n  - name: t\n    run: "true"\n---\nbody\n'
+    })
+    expect(cli(dir, 'validate', 'r')).toMatchObject({
+      code: 0,
+      stdout:
+        'r/RALPH.md: OK\nr/RALPH.md: suggestion: name the paths the agent may change, e.g. `editable: [src/**]`: every other path is put back before the gates and refused at delivery\n'
+    })
+    expect(cli(dir, 'validate', 's')).toMatchObject({ code: 0, stdout: 's/RALPH.md: OK\n' })
+  })
+
   test('an arg inside a larger word of a command: a warning with file:line and the fix, still OK (as the reference)', () => {
     const dir = project({
       'r/RALPH.md': `---\nagent: cat\nargs: [focus]\ncommands:\n  - name: c2\n    run: bash -c 'echo {{ args.focus }}'\n---\nbody\n`

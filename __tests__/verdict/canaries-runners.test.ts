@@ -50,6 +50,19 @@ describe.each(projects)('%s %s', (project, _label, node) => {
     // The start ran every test by name: the fixed add's, mul's two.
     expect([...startNames.values()].reduce((n, s) => n + s.size, 0)).toBe(3)
   })
+
+  test('a gate without the canaries’ key (another gate over the same files) runs none of them: the honest fix passes there', () => {
+    const other = runGate(project, {
+      node,
+      moves: [PROJECTS[project].honest],
+      canaries: 'other',
+      keyless: true
+    })
+    expect(other.exitCode).toBe(0)
+    expect(other.report.tests.filter(t => other.plan!.expected.some(c => c.name === t.name))).toEqual([])
+    // The project's own tests alone (the start's three and the one the fix adds), every one passed.
+    expect(other.report.tests.map(t => t.outcome)).toEqual(['passed', 'passed', 'passed', 'passed'])
+  })
 })
 
 describe.each(nodes.map(([label, node]) => [label, node]))(

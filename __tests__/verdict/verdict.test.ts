@@ -127,7 +127,11 @@ describe('canaries', () => {
     ])
     // Each appended canary is its file's own test, with its name and message in it; they begin a statement.
     for (const [i, a] of plan.appended.entries()) {
-      expect(a.text.startsWith(';import(')).toBe(true)
+      // …and run only under the key the judged gate alone gets (another gate over the same files runs none).
+      const [[name, value]] = Object.entries(plan.env)
+      expect(
+        a.text.startsWith(`;process.env[${JSON.stringify(name)}] === ${JSON.stringify(value)} && import(`)
+      ).toBe(true)
       expect(a.text).toContain(JSON.stringify(plan.expected[i].name))
       expect(a.text).toContain(JSON.stringify(plan.expected[i].message))
     }

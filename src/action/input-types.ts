@@ -80,6 +80,8 @@ export interface ActionInputs {
   allowEnv: string[]
   /** `protected-paths`: `auto`, `none` or globs (auto among them, maybe); undefined: the ralph's `protected:`, else auto. */
   protectedPaths?: string[]
+  /** `editable`: globs of the paths the agent may change (every other is protected); undefined: the ralph's. */
+  editable?: string[]
   /** Claude Code's --max-turns per agent run. */
   maxTurns?: number
   /** `user`: the agent runs as its own user (or the step fails); `auto`: where possible; `none`: as the job's user. */

@@ -7,7 +7,7 @@ import {
   type GivenProxySettings,
   type ModelProxySettings
 } from '../proxy/agent.js'
-import { NAME_RE, parseDuration, parseProtectSetting } from '../ralph/index.js'
+import { NAME_RE, parseDuration, parseEditableSetting, parseProtectSetting } from '../ralph/index.js'
 import { DEFAULT_MAX_FILE_BYTES, parseFileSize } from '../git/index.js'
 import { GITHUB_ACTIONS_BOT } from '../github/own-work.js'
 import { DEFAULT_MAX_FIX_ROUNDS } from '../trigger/fix-rounds.js'
@@ -337,6 +337,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     verify: parseVerify(read.text('verify')),
     maxTurns: read.positiveInteger('max-turns'),
     protectedPaths: protectedPathsInput(read.lines('protected-paths')),
+    editable: editableInput(read.lines('editable')),
     installAgent: installAgentInput(read.text('install-agent')),
     modelProxy: modelProxyInputs({
       on: modelProxyMode(read.text('model-proxy')),
@@ -440,6 +441,15 @@ function protectedPathsInput(lines: string[]): string[] | undefined {
   const globs = lines.flatMap(line => line.split(/,(?![^{]*\})/).map(item => item.trim())).filter(Boolean)
   const parsed = parseProtectSetting(globs)
   if ('problem' in parsed) throw new InputError(`Input 'protected-paths': ${parsed.problem}.`)
+  return parsed
+}
+
+/** `editable`: globs one a line or comma separated, like protected-paths; undefined when empty. */
+function editableInput(lines: string[]): string[] | undefined {
+  const globs = lines.flatMap(line => line.split(/,(?![^{]*\})/).map(item => item.trim())).filter(Boolean)
+  const parsed = parseEditableSetting(globs)
+  if (parsed !== undefined && 'problem' in parsed)
+    throw new InputError(`Input 'editable': ${parsed.problem}.`)
   return parsed
 }
 

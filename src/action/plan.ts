@@ -377,6 +377,7 @@ export function makePlan(
     ...(modelProxy ? { modelProxy } : {}),
     // The verdict is the action's: what judges the agent is put back before every gate run (auto by default).
     protect: inputs.protectedPaths ?? ralph.protected ?? ['auto'],
+    ...((inputs.editable ?? ralph.editable) ? { editable: inputs.editable ?? ralph.editable } : {}),
     ...(promptText !== undefined ? { promptText } : {}),
     ...(promptAppendix !== undefined ? { promptAppendix } : {})
   })

@@ -10,7 +10,7 @@ export async function validateCommand(args: string[], io: CliIO): Promise<number
   const [pathArg, ...userArgs] = rest
   if (pathArg === undefined) throw new UsageError("Missing argument 'PATH'.")
   const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home })
-  const { problems, warnings } = lintRalph(resolved.file, {
+  const { problems, warnings, suggestions } = lintRalph(resolved.file, {
     cwd: io.cwd,
     env: io.env,
     userArgs,
@@ -26,6 +26,7 @@ export async function validateCommand(args: string[], io: CliIO): Promise<number
   io.stdout(
     `${shown}: OK${warnings.length > 0 ? `, with ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}\n`
   )
+  for (const line of suggestions) io.stdout(`${shown}: ${line}\n`)
   return 0
 }
 

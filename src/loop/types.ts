@@ -113,6 +113,8 @@ export interface LoopConfig {
    * or globs relative to the repository's top, `auto` possibly among them (see loop/protect/).
    */
   protect?: string[]
+  /** Globs of the paths the agent may change (#37): every other path is protected. Absent: off. */
+  editable?: string[]
   // Added with the clean verification (#27); optional, with defaults.
   /**
    * Commands run with bash in the project root before the baseline (before iteration 1 without one) and in

@@ -10,6 +10,8 @@ import { gitOrThrow, runGit } from '../git/git.js'
 import { writeCommitTree } from '../git/write-tree.js'
 import type { RalphCheck } from '../ralph/index.js'
 import { runChecks } from './checks.js'
+import { applyCloneAttributes } from './clean/clone.js'
+import { prepareJudges, testsOfProject } from './clean/judges.js'
 import {
   changedDuringGates,
   findChanges,
@@ -168,6 +170,7 @@ export async function verifyCommit(
     await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git)
     await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv)
     await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout })
+    const unlike = await applyCloneAttributes(checkout, commit, ports.gitEnv)
     // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
     // there), so its git may read it and no process can swap a path while it is put back.
     let guarded: Protection | undefined
@@ -175,8 +178,17 @@ export async function verifyCommit(
       base !== undefined
         ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
         : []
-    giveBack = await ports.lend?.(checkout)
     const cwd = projectIn(checkout, repoRoot, env.workTree)
+    const judges = prepareJudges({
+      checks: env.config.checks,
+      runners: counting.testRunners,
+      baseline: counting.baseline?.checks,
+      protectedTests: testsOfProject(env.protection?.paths, path.relative(checkout, cwd)),
+      cwd,
+      folder
+    })
+    for (const message of judges.notes) env.emit({ type: 'warning', message })
+    giveBack = await ports.lend?.(checkout)
     const dir = path.join(env.record.iterationDir(iteration), 'clean')
     const setup = await runSetup(env, cwd, dir)
     const verification: VerificationRecord = {
@@ -192,20 +204,36 @@ export async function verifyCommit(
     }
     const failures: { name: string; output: string }[] = []
     if (setup.interrupted) verification.verdict = 'interrupted'
-    else if (setup.runs.some(run => !run.passed)) {
+    else if (unlike.length > 0) {
+      verification.verdict = 'failed'
+      failures.push({ name: 'clean checkout', output: unlike.join('\n') })
+    } else if (setup.runs.some(run => !run.passed)) {
       verification.verdict = 'failed'
       for (const run of setup.runs.filter(r => !r.passed)) failures.push({ name: run.name, output: run.tail })
     } else {
       env.onPhase('check')
       // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
-      const gates = await runChecks(env.config.checks, gateContext(env, counting, cwd, dir)).finally(() =>
-        env.onPhase(undefined)
+      const context = gateContext(
+        env,
+        { ...counting, ...(judges.runners ? { testRunners: judges.runners } : {}) },
+        cwd,
+        dir
       )
-      verification.checks = gates.runs
+      const gates = await runChecks(judges.checks, context).finally(() => env.onPhase(undefined))
+      const judged = judges.judge(gates.runs)
+      verification.checks = gates.runs.map((run, i) => ({ ...run, run: env.config.checks[i].run }))
       verification.checksMs = gates.wallMs
-      failures.push(...gates.failures)
+      failures.push(
+        ...gates.failures.filter(f => !gates.runs.some(r => r.name === f.name && r.passed)),
+        ...judged
+      )
       // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
-      const during = guarded && !gates.interrupted ? await findChanges(guarded) : []
+      const during =
+        guarded && !gates.interrupted
+          ? (await findChanges(guarded)).filter(
+              c => !judges.canaryOnly(path.relative(cwd, path.join(checkout, c.path)))
+            )
+          : []
       if (during.length > 0) {
         const run = changedDuringGates(during)
         verification.checks = [...verification.checks, run]

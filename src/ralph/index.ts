@@ -55,3 +55,4 @@ export {
   missingGateProgram
 } from './programs.js'
 export { parseProtectSetting } from './protect.js'
+export { parseEditableSetting } from './editable.js'

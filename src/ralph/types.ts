@@ -47,6 +47,8 @@ export interface Ralph {
   presets?: boolean
   /** `protected:` — auto, none or globs: paths put back from the start commit before the gates (the action's). */
   protected?: string[]
+  /** `editable:` — globs of the paths the agent may change; every other path is protected (#37). */
+  editable?: string[]
   /** `setup:` — commands (bash) run before the baseline and on the clean checkout before its gates (npm ci). */
   setup?: string[]
   /** `verify:` — `clean` (the default with gates) re-runs passing gates on a clean checkout; `tree` does not. */

@@ -15,6 +15,7 @@ import type { PyDict, PyValue } from './pyvalue.js'
 import { RALPH_MARKER } from './resolve.js'
 import { checkNames, field, isNonEmptyString, validateRunList } from './run-list.js'
 import { parseProtectSetting } from './protect.js'
+import { parseEditableSetting } from './editable.js'
 import { ShlexError, shlexSplit } from './shlex.js'
 import { readRegularFile, TreeFileError } from './tree-file.js'
 import { fileProblem, RalphError } from './types.js'
@@ -76,9 +77,16 @@ export function validateRalph(file: string, opts: LoadOptions): RalphProblem[] {
 export function lintRalph(
   file: string,
   opts: LoadOptions
-): { problems: RalphProblem[]; warnings: RalphProblem[] } {
-  const { problems, warnings } = inspectRalph(file, opts)
-  return { problems, warnings: warnings ?? [] }
+): { problems: RalphProblem[]; warnings: RalphProblem[]; suggestions: string[] } {
+  const { ralph, problems, warnings } = inspectRalph(file, opts)
+  // #37: the strongest protection, and the simplest to explain; a suggestion, never a warning.
+  const suggestions =
+    ralph && ralph.checks.length > 0 && ralph.editable === undefined
+      ? [
+          'suggestion: name the paths the agent may change, e.g. `editable: [src/**]`: every other path is put back before the gates and refused at delivery'
+        ]
+      : []
+  return { problems, warnings: warnings ?? [], suggestions }
 }
 
 /** Every key a runtime reads: ralphify's, then ours. */
@@ -90,6 +98,7 @@ const KNOWN_KEYS = [
   'checks',
   'checks_parallel',
   'completion_tag',
+  'editable',
   'guardrails',
   'presets',
   'protected',
@@ -366,6 +375,22 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
       )
     else protectedPaths = parsed
   }
+  // ours: editable (globs)
+  const rawEditable = field(fm, 'editable')
+  let editable: string[] | undefined
+  if (rawEditable !== null) {
+    const words = typeof rawEditable === 'string' ? [rawEditable] : rawEditable
+    const parsed =
+      Array.isArray(words) && words.length > 0 && words.every(isNonEmptyString)
+        ? parseEditableSetting(words as string[])
+        : { problem: `it must be a glob or a list of globs, got ${pyRepr(rawEditable)}` }
+    if (parsed === undefined || 'problem' in parsed)
+      report(
+        `'editable': ${parsed?.problem ?? 'it names no path'}. Example: editable: [src/**]`,
+        where(fm, 'editable')
+      )
+    else editable = parsed
+  }
   // ours: setup (one command, or a list of them) and verify
   const rawSetup = field(fm, 'setup')
   let setup: string[] | undefined
@@ -438,6 +463,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   if (guardrails !== undefined) ralph.guardrails = guardrails
   if (presets !== undefined) ralph.presets = presets
   if (protectedPaths !== undefined) ralph.protected = protectedPaths
+  if (editable !== undefined) ralph.editable = editable
   if (checksParallel !== undefined) ralph.checksParallel = checksParallel
   if (setup !== undefined) ralph.setup = setup
   if (verify !== undefined) ralph.verify = verify

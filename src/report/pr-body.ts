@@ -38,6 +38,8 @@ export interface PrBodyOptions {
   failing?: boolean
   /** A line added to the body, e.g. that the PR was made with GITHUB_TOKEN. */
   note?: string
+  /** The "Review these" section (#37): delivered lines that touch what a test runner judges by. */
+  review?: string
 }
 
 function quoteBlock(text: string): string {
@@ -145,6 +147,7 @@ function render(report: RunReport, options: PrBodyOptions, taskLimit: number, ro
     ].join('\n'),
     ['### Gates', '', gateEvidence(status)].join('\n'),
     ['### Iterations', '', iterationTable(status, rows)].join('\n'),
+    ...(options.review ? [options.review.trimEnd()] : []),
     ...(revertList(status) ? [[REVERTS_HEADING, '', REVERTS_INTRO, '', revertList(status)].join('\n')] : []),
     ...(status.notDelivered?.length
       ? [

@@ -30,6 +30,17 @@ export interface CanaryPlan {
   expected: Canary[]
   /** Protected test files that get no canary, and why (a go file that does not import "testing"). */
   without: { path: string; why: string }[]
+  /**
+   * The key the canaries wait for: set only in the judged gate's environment, so another gate running the same
+   * files (a script the action cannot read) judges the project's tests alone. Go's canaries cannot read it.
+   */
+  env: Record<string, string>
+}
+
+/** The random key in the text: an environment variable's name and value. */
+interface Key {
+  name: string
+  value: string
 }
 
 /** `n` random bytes: crypto's by default, a fixed source in tests. */
@@ -96,34 +107,37 @@ const failingBody = (calls: string[], message: string): string =>
 
 // node: the test module is imported, not named, so the text is valid in CommonJS and ES modules alike; a file
 // whose code ends its process before the import resolves never reports the canary.
-const nodeTest = (name: string, body: string): string =>
-  `;import('node:assert').then(async ({ default: assert }) => { const strict = assert.strict; const { test } = await import('node:test'); test(${js(name)}, () => { ${body} }) })\n`
-const nodeFailing = (name: string, message: string): string =>
+const nodeTest = (name: string, body: string, key: Key): string =>
+  `;${jsKeyed(key)} && import('node:assert').then(async ({ default: assert }) => { const strict = assert.strict; const { test } = await import('node:test'); test(${js(name)}, () => { ${body} }) })\n`
+const nodeFailing = (name: string, message: string, key: Key): string =>
   nodeTest(
     name,
     failingBody(
       NODE_MUST_THROW.flatMap(c => [`assert.${c}`, `strict.${c}`]),
       message
-    )
+    ),
+    key
   )
+const jsKeyed = (key: Key): string => `process.env[${js(key.name)}] === ${js(key.value)}`
+const pyKeyed = (key: Key): string => `if __import__('os').environ.get(${js(key.name)}) == ${js(key.value)}:`
 // jest: its globals, as the test files use them (a replaced global `test` or `expect` is what it catches).
-const jestFailing = (name: string, message: string): string =>
-  `;test(${js(name)}, () => { ${failingBody(JEST_MUST_THROW, message)} })\n`
+const jestFailing = (name: string, message: string, key: Key): string =>
+  `;${jsKeyed(key)} && test(${js(name)}, () => { ${failingBody(JEST_MUST_THROW, message)} })\n`
 // pytest: a plain assert, which pytest rewrites in test modules, with the message.
-const pytestFailing = (name: string, message: string): string =>
-  `\n\ndef ${name}():\n    assert [1] == [2], ${js(message)}\n`
+const pytestFailing = (name: string, message: string, key: Key): string =>
+  `\n\n${pyKeyed(key)}\n    def ${name}():\n        assert [1] == [2], ${js(message)}\n`
 const goFailing = (name: string, message: string): string =>
   `\nfunc ${name}(t *testing.T) {\n\tt.Fatal(${js(message)})\n}\n`
 
 /** The failing canary appended to one protected test file of `runner`. */
-function appendix(runner: ReportRunner, name: string, message: string): string {
+function appendix(runner: ReportRunner, name: string, message: string, key: Key): string {
   switch (runner) {
     case 'node --test':
-      return nodeFailing(name, message)
+      return nodeFailing(name, message, key)
     case 'jest':
-      return jestFailing(name, message)
+      return jestFailing(name, message, key)
     case 'pytest':
-      return pytestFailing(name, message)
+      return pytestFailing(name, message, key)
     case 'go test':
       return goFailing(name, message)
   }
@@ -157,7 +171,15 @@ export function planCanaries(
   protectedTests: readonly { path: string; text: string }[],
   random: RandomBytes = randomBytes
 ): CanaryPlan {
-  const plan: CanaryPlan = { runner, files: [], appended: [], expected: [], without: [] }
+  const key = { name: `RALPH_${word(random).toUpperCase()}`, value: random(12).toString('hex') }
+  const plan: CanaryPlan = {
+    runner,
+    files: [],
+    appended: [],
+    expected: [],
+    without: [],
+    env: { [key.name]: key.value }
+  }
   const sorted = [...protectedTests].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   const reported = (file: string): string => (runner === 'go test' ? path.posix.dirname(file) : file)
   for (const test of sorted) {
@@ -166,14 +188,14 @@ export function planCanaries(
       continue
     }
     const { name, message } = draw(runner, random)
-    plan.appended.push({ path: test.path, text: appendix(runner, name, message) })
+    plan.appended.push({ path: test.path, text: appendix(runner, name, message, key) })
     plan.expected.push({ file: reported(test.path), name, outcome: 'failed', message })
   }
   const neighbour = sorted[0]
   const file = newFileName(runner, neighbour?.path, word(random))
   const pass = draw(runner, random)
   const fail = draw(runner, random)
-  plan.files.push({ path: file, content: canaryFile(runner, pass.name, fail, neighbour?.text) })
+  plan.files.push({ path: file, content: canaryFile(runner, pass.name, fail, key, neighbour?.text) })
   plan.expected.push({ file: reported(file), name: pass.name, outcome: 'passed' })
   plan.expected.push({ file: reported(file), name: fail.name, outcome: 'failed', message: fail.message })
   return plan
@@ -184,15 +206,16 @@ function canaryFile(
   runner: ReportRunner,
   pass: string,
   fail: { name: string; message: string },
+  key: Key,
   neighbourText = ''
 ): string {
   switch (runner) {
     case 'node --test':
-      return nodeTest(pass, 'assert.strictEqual(1, 1)') + nodeFailing(fail.name, fail.message)
+      return nodeTest(pass, 'assert.strictEqual(1, 1)', key) + nodeFailing(fail.name, fail.message, key)
     case 'jest':
-      return `;test(${js(pass)}, () => { expect(1).toBe(1) })\n${jestFailing(fail.name, fail.message)}`
+      return `;${jsKeyed(key)} && test(${js(pass)}, () => { expect(1).toBe(1) })\n${jestFailing(fail.name, fail.message, key)}`
     case 'pytest':
-      return `def ${pass}():\n    assert [1] == [1]\n${pytestFailing(fail.name, fail.message)}`
+      return `${pyKeyed(key)}\n    def ${pass}():\n        assert [1] == [1]\n${pytestFailing(fail.name, fail.message, key)}`
     case 'go test':
       return `package ${goFacts(neighbourText).pkg ?? 'main'}\n\nimport "testing"\n\nfunc ${pass}(t *testing.T) {}\n${goFailing(fail.name, fail.message)}`
   }

@@ -17,7 +17,8 @@ import { RemoteRetryingRepo } from '../../git/index.js'
 import { downloadInto, UnpackRefused } from '../../github/artifacts.js'
 import { parseBoundedJson } from '../../text/json.js'
 import type { LoopResult } from '../../loop/index.js'
-import { protectedInCommit, protectionOf, revertsLine } from '../../loop/protect/index.js'
+import { protectedInCommit, revertsLine } from '../../loop/protect/index.js'
+import { protectionOfRun } from '../../loop/protect-rules/index.js'
 import { readRegularFile } from '../../ralph/tree-file.js'
 import { DEFAULT_MAX_FILE_BYTES, megabytes } from '../../git/index.js'
 import type { StepEnd, Step } from '../steps/ending.js'
@@ -216,7 +217,7 @@ export async function checkHandover(prepared: Prepared, received: Received): Pro
   // What protects the repository is this job's to say: the ralph and the gates at the commit its branch starts
   // from, whatever older commit of the base the delivery was built on.
   const protection = plan.config.protect
-    ? await protectionOf(plan.config, workTree, branch.startSha)
+    ? await protectionOfRun(plan.config, workTree, branch.startSha)
     : undefined
   if (protection) {
     const changed = await protectedInCommit(workTree, start, head, protection.rules, protection.guardrails)

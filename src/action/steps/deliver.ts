@@ -11,6 +11,7 @@ import type { LoopResult } from '../../loop/index.js'
 import { protectedInCommit, revertsLine } from '../../loop/protect/index.js'
 import { undelivered, type DeliveryReport } from '../../report/run-report.js'
 import { pullRequestText } from '../../report/pr-body.js'
+import { reviewTheseSection } from './evidence.js'
 import { backoffMs, retryTiming } from '../../github/retry.js'
 import { decideDelivery, type DeliveryDecision } from '../delivery-decision.js'
 import { REMOTE, restoreCheckout, restoreIdentity } from './checkout.js'
@@ -180,7 +181,8 @@ export async function deliverWork(
             note: `Proposed for pull request #${plan.trigger.proposeTo.number}: ${plan.trigger.proposeTo.reason}.`
           }
         : {}),
-      failing: !result.success
+      failing: !result.success,
+      review: await reviewTheseSection(workTree, branch.baseSha, delivery.commit ?? commit)
     }
   )
   core.startGroup('Opening or updating the pull request')

@@ -65,5 +65,10 @@ export function globMatches(glob: string, file: string): boolean {
 
 /** The first rule protecting a path of the start commit (`base`: it is in it), or undefined. */
 export function ruleFor(rules: readonly ProtectRule[], file: string, base: boolean): ProtectRule | undefined {
-  return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file))
+  return rules.find(
+    rule =>
+      (base || rule.scope === 'all') &&
+      globMatches(rule.glob, file) &&
+      !rule.except?.some(glob => globMatches(glob, file))
+  )
 }

@@ -27,7 +27,7 @@ export {
   repositoryTop,
   resolveProtection
 } from './resolve.js'
-export { restore, restoreProtected, restoreScript, type RestoreOptions } from './restore.js'
+export { readBlobs, restore, restoreProtected, restoreScript, type RestoreOptions } from './restore.js'
 export { revertsLine } from './reverts-line.js'
 export {
   AUTO_RULES,

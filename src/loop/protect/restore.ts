@@ -53,7 +53,7 @@ export function restoreScript(
 }
 
 /** The blobs of `oids`, from git's object store (`cat-file --batch`). */
-async function readBlobs(top: string, oids: readonly string[]): Promise<Map<string, Buffer>> {
+export async function readBlobs(top: string, oids: readonly string[]): Promise<Map<string, Buffer>> {
   const unique = [...new Set(oids)]
   const blobs = new Map<string, Buffer>()
   if (unique.length === 0) return blobs

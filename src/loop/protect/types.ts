@@ -7,6 +7,8 @@ export interface ProtectRule {
   scope: 'all' | 'base'
   /** Why it is protected, in words (`auto: a test file`). */
   why: string
+  /** Globs of paths it leaves alone (`editable`: every path but these). */
+  except?: string[]
 }
 
 /** What the start commit holds at a protected path. */

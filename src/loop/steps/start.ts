@@ -1,7 +1,7 @@
 // Step: start — the commit and tree the loop starts from (a resumed loop: the chain's), and the protected
 // paths of that commit.
 import type { IterationMemory } from '../environment.js'
-import { protectionOf } from '../protect/index.js'
+import { protectionOfRun } from '../protect-rules/index.js'
 import type { LoopRun } from './run.js'
 import type { Resumed } from './resume.js'
 
@@ -27,7 +27,7 @@ export async function recordStart(
     ...(commit !== undefined ? { startCommit: commit } : {})
   }
   if (config.protect && commit !== undefined) {
-    const protection = await protectionOf(config, env.workTree, commit)
+    const protection = await protectionOfRun(config, env.workTree, commit)
     if (protection) {
       run.env = { ...env, protection }
       status.protected = {
