@@ -237,6 +237,25 @@ describe('the restore', () => {
     expect(await restore(protection)).toEqual([])
   })
 
+  test('a folder made unreadable (chmod 311) fails the scan, naming it, instead of hiding a new file', async () => {
+    const { repo, base } = project()
+    const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+    repo.write('.github/workflows/hidden/new.yml', 'on: push\n')
+    chmodSync(repo.dir, 0o755)
+    chmodSync(path.join(repo.dir, '.github/workflows/hidden'), 0o311)
+    // Root reads any folder: the scan runs as nobody here, as the action's user does beside an isolated agent.
+    const asRoot = process.getuid?.() === 0
+    if (asRoot) process.seteuid?.(65534)
+    try {
+      await expect(findChanges(protection)).rejects.toThrow(
+        'the folder .github/workflows/hidden in the work tree cannot be read (EACCES)'
+      )
+    } finally {
+      if (asRoot) process.seteuid?.(0)
+      chmodSync(path.join(repo.dir, '.github/workflows/hidden'), 0o755)
+    }
+  })
+
   test('edited, deleted, linked, re-moded and shadowing paths are put back; the fix and a new test stay', async () => {
     const { repo, base } = project()
     const protection = await resolveProtection(repo.dir, base, setting, projectFacts)

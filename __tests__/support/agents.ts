@@ -203,6 +203,8 @@ export interface AgentRun {
   startedAt: Date
   /** From the kill (timeout, onLine or abort) to the CLI's exit, when it was killed. */
   killLatencyMs?: number | undefined
+  /** When onLine killed the CLI: how many events (non-empty stdout lines) it had read, the killing one included. */
+  eventsAtKill?: number | undefined
 }
 
 export interface RunAgentOptions {
@@ -305,6 +307,8 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
   const started = performance.now()
   const startedAt = new Date()
   let killedAt: number | undefined
+  let eventsRead = 0
+  let eventsAtKill: number | undefined
   const command = options.as?.command([agentBin(name), ...options.args], options.env)
   const child = spawn(command?.argv[0] ?? agentBin(name), command?.argv.slice(1) ?? options.args, {
     cwd: options.cwd,
@@ -338,7 +342,12 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
     pending += chunk
     const lines = pending.split('\n')
     pending = lines.pop() ?? ''
-    for (const line of lines) if (options.onLine?.(line) === true) kill()
+    for (const line of lines) {
+      if (line.trim() !== '') eventsRead++
+      if (options.onLine?.(line) !== true) continue
+      eventsAtKill ??= eventsRead
+      kill()
+    }
   })
   child.stderr.on('data', (chunk: string) => (stderr += chunk))
   child.stdin.on('error', () => undefined)
@@ -358,7 +367,8 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
         events: parseJsonLines(stdout),
         durationMs: ended - started,
         startedAt,
-        killLatencyMs: killedAt === undefined ? undefined : ended - killedAt
+        killLatencyMs: killedAt === undefined ? undefined : ended - killedAt,
+        eventsAtKill
       })
     })
   })

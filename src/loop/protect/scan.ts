@@ -230,9 +230,14 @@ async function added(protection: Protection, pass: Pass): Promise<Revert[]> {
     let entries
     try {
       entries = readdirSync(onDisk(protection.top, dir), { withFileTypes: true, encoding: 'buffer' })
-    } catch {
-      // Gone since its parent was read: nothing new in it. (One made unreadable is not looked into either.)
-      return
+    } catch (error) {
+      // Gone since its parent was read: nothing new in it.
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' || code === 'ENOTDIR') return
+      // Any other failure (a folder made unreadable, chmod 000 or 311) could hide new files: fail closed.
+      throw new ProtectedPathError(
+        `the folder ${dir === '' ? '.' : dir} in the work tree cannot be read (${code ?? String(error)}), so new files in it where none may be added cannot be ruled out: leave its permissions readable`
+      )
     }
     for (const entry of entries) {
       const name = pathFromBytes(entry.name)
