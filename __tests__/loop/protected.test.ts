@@ -24,6 +24,7 @@ import {
   ProtectedPathError,
   protectedChanges,
   protectedInCommit,
+  protectionFromRules,
   protectRules,
   resolveProtection,
   restore,
@@ -33,6 +34,7 @@ import {
   ruleFor,
   type AutoFacts
 } from '../../src/loop/protect/index.js'
+import { editableRule } from '../../src/loop/protect-rules/editable.js'
 import { runProcess } from '../../src/proc/index.js'
 import { pathBytes } from '../../src/text/tree-path.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'
@@ -235,6 +237,25 @@ describe('the restore', () => {
     expect(protection.paths.has('calc.js')).toBe(false)
     expect(await findChanges(protection)).toEqual([])
     expect(await restore(protection)).toEqual([])
+  })
+
+  test('editable: a new file its globs name belongs to the agent, a new file outside them is found and removed', async () => {
+    const { repo, base } = project()
+    const protection = await protectionFromRules(repo.dir, base, [editableRule(['calc.js', 'src/**'])])
+    repo.write('calc.js', 'export const add = (a, b) => a + b\n')
+    repo.write('src/deep/helper.js', 'export const one = 1\n')
+    repo.write('tests/new.test.js', 'pad\n')
+    symlinkSync('calc.js', path.join(repo.dir, 'src/link.js'))
+    expect(await findChanges(protection)).toEqual([
+      {
+        path: 'tests/new.test.js',
+        why: 'added where paths are protected (not editable (editable: calc.js, src/**))'
+      }
+    ])
+    await restore(protection)
+    expect(existsSync(path.join(repo.dir, 'tests/new.test.js'))).toBe(false)
+    expect(read('src/deep/helper.js')).toBe('export const one = 1\n')
+    expect(read('calc.js')).toBe('export const add = (a, b) => a + b\n')
   })
 
   test('a folder made unreadable (chmod 311) fails the scan, naming it, instead of hiding a new file', async () => {

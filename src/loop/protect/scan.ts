@@ -14,7 +14,7 @@ import {
 import { performance } from 'node:perf_hooks'
 import { openInTree } from '../../git/index.js'
 import { onDisk, pathFromBytes, showPath } from '../../text/tree-path.js'
-import { globRegExp } from './glob.js'
+import { globMatches, globRegExp } from './glob.js'
 import { ProtectedPathError, type BaseEntry, type Protection, type Revert } from './types.js'
 
 /** Directories the search for new protected paths does not enter (dependencies, git's own). */
@@ -257,9 +257,11 @@ async function added(protection: Protection, pass: Pass): Promise<Revert[]> {
       }
       if (protection.paths.has(rel) || rel === protection.guardrails) continue
       // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
-      let i = within.indexOf(true)
-      if (any.test(rel)) i = patterns.findIndex((re, j) => within[j] || re.test(rel))
-      if (i === -1 && entry.isSymbolicLink()) i = patterns.findIndex(re => re.test(`${rel}/-`))
+      // A rule's exceptions (editable's globs) leave a path to the agent, as ruleFor does for paths of the start.
+      const names = (j: number, as: string): boolean =>
+        !allRules[j].except?.some(glob => globMatches(glob, rel)) && (within[j] || patterns[j].test(as))
+      let i = within.includes(true) || any.test(rel) ? patterns.findIndex((_, j) => names(j, rel)) : -1
+      if (i === -1 && entry.isSymbolicLink()) i = patterns.findIndex((_, j) => names(j, `${rel}/-`))
       if (i !== -1)
         found.push({
           path: rel,
