@@ -41674,9 +41674,13 @@ let set = false;
  * - the young generation stays at its size (V8 doubles it, up to 16 MiB a half on Node 20 and 32 on Node 24,
  *   whenever objects keep surviving its scavenges, as a fast loop's in-flight processes do, and a busy process
  *   never shrinks it back);
- * - the old generation grows in small steps past what is live (V8's limits for saving memory), not up to 4×.
- * Both flags are read each time V8 sizes a space, so setting them at run time takes effect; measured with
- * `npm run bench -- memory` (RSS of 1,000 plain iterations, CPU unchanged).
+ * - the old generation grows in small steps past what is live (V8's limits for saving memory), not up to 4×;
+ * - no optimising compiler (TurboFan, and Maglev on Node 24): its compiles on V8's worker threads leave
+ *   their malloc arenas and the code space MiBs larger as the loop's functions turn hot, for no CPU a loop
+ *   that waits on its programs can measure (the same ms an iteration; a 300 MB output streams as fast).
+ * V8 reads the heap flags each time it sizes a space and the compiler ones each time a function would tier
+ * up, so setting them at run time takes effect; measured with `npm run bench -- memory` (RSS of 1,000 plain
+ * iterations, CPU unchanged).
  */
 function keepHeapSmall() {
     if (set)
@@ -41684,6 +41688,8 @@ function keepHeapSmall() {
     set = true;
     (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
     (0,external_node_v8_namespaceObject.setFlagsFromString)('--optimize-for-size');
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-turbofan');
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-maglev');
 }
 
 ;// CONCATENATED MODULE: ./src/proc/index.ts
@@ -43280,6 +43286,29 @@ function parseProtectSetting(words) {
     return list;
 }
 
+;// CONCATENATED MODULE: ./src/ralph/editable.ts
+// The editable setting (`editable:` in RALPH.md, the action's `editable`): globs relative to the repository's top
+// naming the paths the agent may change; every other path is protected (loop/protect-rules/editable.ts).
+/** The globs as given, or why they cannot be (none given: undefined, the setting is off). */
+function parseEditableSetting(words) {
+    const list = words.map(word => word.trim()).filter(word => word !== '');
+    if (list.length === 0)
+        return undefined;
+    for (const glob of list) {
+        if (glob === 'auto' || glob === 'none')
+            return {
+                problem: `'${glob}' is a protected-paths word; editable takes globs of the paths the agent may change`
+            };
+        if (glob.startsWith('/') || glob.split('/').includes('..'))
+            return {
+                problem: `'${glob}' must be a path inside the repository, relative to its top (no leading / or ..)`
+            };
+        if (/[\n\r\0]/.test(glob))
+            return { problem: 'a glob holds a line break or a NUL' };
+    }
+    return list;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/tree-file.ts
 // A ralph's own files (RALPH.md, the guardrails file) live in the work tree, which is the agent's: between
 // two reads it may swap one for a link (to /proc/self/environ: the action's whole environment into the next
@@ -43420,6 +43449,7 @@ function readRegularFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
 
 
 
+
 /** The reference's default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT = 60;
 /** Our default check timeout, in seconds. */
@@ -43444,8 +43474,14 @@ function validateRalph(file, opts) {
 }
 /** The problems (as validateRalph) and the warnings: what `validate` prints. */
 function lintRalph(file, opts) {
-    const { problems, warnings } = inspectRalph(file, opts);
-    return { problems, warnings: warnings ?? [] };
+    const { ralph, problems, warnings } = inspectRalph(file, opts);
+    // #37: the strongest protection, and the simplest to explain; a suggestion, never a warning.
+    const suggestions = ralph && ralph.checks.length > 0 && ralph.editable === undefined
+        ? [
+            'suggestion: name the paths the agent may change, e.g. `editable: [src/**]`: every other path is put back before the gates and refused at delivery'
+        ]
+        : [];
+    return { problems, warnings: warnings ?? [], suggestions };
 }
 /** Every key a runtime reads: ralphify's, then ours. */
 const KNOWN_KEYS = [
@@ -43456,6 +43492,7 @@ const KNOWN_KEYS = [
     'checks',
     'checks_parallel',
     'completion_tag',
+    'editable',
     'guardrails',
     'presets',
     'protected',
@@ -43703,6 +43740,19 @@ function inspectRalph(fileArg, opts) {
         else
             protectedPaths = parsed;
     }
+    // ours: editable (globs)
+    const rawEditable = field(fm, 'editable');
+    let editable;
+    if (rawEditable !== null) {
+        const words = typeof rawEditable === 'string' ? [rawEditable] : rawEditable;
+        const parsed = Array.isArray(words) && words.length > 0 && words.every(isNonEmptyString)
+            ? parseEditableSetting(words)
+            : { problem: `it must be a glob or a list of globs, got ${pyRepr(rawEditable)}` };
+        if (parsed === undefined || 'problem' in parsed)
+            report(`'editable': ${parsed?.problem ?? 'it names no path'}. Example: editable: [src/**]`, where(fm, 'editable'));
+        else
+            editable = parsed;
+    }
     // ours: setup (one command, or a list of them) and verify
     const rawSetup = field(fm, 'setup');
     let setup;
@@ -43777,6 +43827,8 @@ function inspectRalph(fileArg, opts) {
         ralph.presets = presets;
     if (protectedPaths !== undefined)
         ralph.protected = protectedPaths;
+    if (editable !== undefined)
+        ralph.editable = editable;
     if (checksParallel !== undefined)
         ralph.checksParallel = checksParallel;
     if (setup !== undefined)
@@ -43830,6 +43882,7 @@ function validate_realPath(p) {
 
 ;// CONCATENATED MODULE: ./src/ralph/index.ts
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
 
 
 
@@ -53105,7 +53158,9 @@ function globMatches(glob, file) {
 }
 /** The first rule protecting a path of the start commit (`base`: it is in it), or undefined. */
 function ruleFor(rules, file, base) {
-    return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file));
+    return rules.find(rule => (base || rule.scope === 'all') &&
+        globMatches(rule.glob, file) &&
+        !rule.except?.some(glob => globMatches(glob, file)));
 }
 
 ;// CONCATENATED MODULE: ./src/loop/protect/commit-check.ts
@@ -53698,9 +53753,13 @@ async function added(protection, pass) {
         try {
             entries = (0,external_node_fs_.readdirSync)(onDisk(protection.top, dir), { withFileTypes: true, encoding: 'buffer' });
         }
-        catch {
-            // Gone since its parent was read: nothing new in it. (One made unreadable is not looked into either.)
-            return;
+        catch (error) {
+            // Gone since its parent was read: nothing new in it.
+            const code = error.code;
+            if (code === 'ENOENT' || code === 'ENOTDIR')
+                return;
+            // Any other failure (a folder made unreadable, chmod 000 or 311) could hide new files: fail closed.
+            throw new ProtectedPathError(`the folder ${dir === '' ? '.' : dir} in the work tree cannot be read (${code ?? String(error)}), so new files in it where none may be added cannot be ruled out: leave its permissions readable`);
         }
         for (const entry of entries) {
             const name = pathFromBytes(entry.name);
@@ -53717,11 +53776,11 @@ async function added(protection, pass) {
             if (protection.paths.has(rel) || rel === protection.guardrails)
                 continue;
             // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
-            let i = within.indexOf(true);
-            if (any.test(rel))
-                i = patterns.findIndex((re, j) => within[j] || re.test(rel));
+            // A rule's exceptions (editable's globs) leave a path to the agent, as ruleFor does for paths of the start.
+            const names = (j, as) => !allRules[j].except?.some(glob => globMatches(glob, rel)) && (within[j] || patterns[j].test(as));
+            let i = within.includes(true) || any.test(rel) ? patterns.findIndex((_, j) => names(j, rel)) : -1;
             if (i === -1 && entry.isSymbolicLink())
-                i = patterns.findIndex(re => re.test(`${rel}/-`));
+                i = patterns.findIndex((_, j) => names(j, `${rel}/-`));
             if (i !== -1)
                 found.push({
                     path: rel,
@@ -54356,11 +54415,1224 @@ async function writeCommitTree(repo, commit, dest, env) {
     return blobs.length;
 }
 
+;// CONCATENATED MODULE: ./src/verdict/canaries.ts
+// Canaries: tests the action adds to the clean checkout only, with names and messages drawn at random, so the code
+// under test cannot see them coming. A new file beside the first protected test holds one that must pass and one
+// that must fail; each protected test file gets one more that must fail, appended. The failing ones call the
+// runner's own assertions first (each must throw), so code that replaced `assert.equal`, jest's `expect` or a
+// matcher makes them pass. The runner's report must show exactly these results, and a runner with failing tests
+// must not exit 0; otherwise the code under test changed how tests are judged. Then the canaries are taken out.
+
+
+/** The line a clean verification fails with when the canaries were not reported as expected. */
+const CANARY_FAILURE = "the test runner did not report the action's canary tests as expected: the code under test may have changed how tests are judged";
+const CONSONANTS = 'bdfgklmnprstvz';
+const VOWELS = 'aeiou';
+/** A word of three syllables drawn from `random`: a name no code can guess, that reads like any other. */
+function word(random) {
+    const bytes = random(6);
+    let out = '';
+    for (let i = 0; i < 6; i += 2)
+        out += CONSONANTS[bytes[i] % CONSONANTS.length] + VOWELS[bytes[i + 1] % VOWELS.length];
+    return out;
+}
+const capital = (w) => w[0].toUpperCase() + w.slice(1);
+/** What a canary is called and says, in the runner's way of naming tests. */
+function draw(runner, random) {
+    const [a, b, c] = [word(random), word(random), word(random)];
+    const message = `expected ${a} to match ${b} ${random(4).readUInt32BE(0)}`;
+    if (runner === 'pytest')
+        return { name: `test_${a}_${c}`, message };
+    if (runner === 'go test')
+        return { name: `Test${capital(a)}${capital(c)}`, message };
+    return { name: `${a} ${c}`, message };
+}
+const js = (value) => JSON.stringify(value);
+/** Calls that must each throw (node's assert, strict and legacy), or the code under test replaced them. */
+const NODE_MUST_THROW = [
+    'ok(false)',
+    'equal(1, 2)',
+    'notEqual(1, 1)',
+    'strictEqual(1, 2)',
+    'notStrictEqual(1, 1)',
+    'deepEqual({ a: 1 }, { a: 2 })',
+    'deepStrictEqual({ a: 1 }, { a: 2 })',
+    'notDeepStrictEqual({ a: 1 }, { a: 1 })',
+    "match('a', /b/)",
+    'throws(() => {})',
+    'fail()'
+];
+const JEST_MUST_THROW = [
+    'expect(1).toBe(2)',
+    'expect(1).not.toBe(1)',
+    'expect({ a: 1 }).toEqual({ a: 2 })',
+    'expect([1]).toStrictEqual([2])',
+    'expect(0).toBeTruthy()',
+    'expect(1).toBeFalsy()',
+    'expect(1).toBeNull()',
+    'expect(undefined).toBeDefined()',
+    "expect('a').toMatch(/b/)",
+    'expect([1]).toContain(2)',
+    'expect([]).toHaveLength(1)',
+    'expect(1).toBeGreaterThan(2)',
+    'expect(() => {}).toThrow()'
+];
+/** The body of a failing canary: every call must throw, and only then does it fail with `message`. */
+const failingBody = (calls, message) => `for (const call of [${calls.map(c => `() => ${c}`).join(', ')}]) { let threw = false; try { call() } catch { threw = true } if (!threw) return } throw new Error(${js(message)})`;
+// node: the test module is imported, not named, so the text is valid in CommonJS and ES modules alike; a file
+// whose code ends its process before the import resolves never reports the canary.
+const nodeTest = (name, body, key) => `;${jsKeyed(key)} && import('node:assert').then(async ({ default: assert }) => { const strict = assert.strict; const { test } = await import('node:test'); test(${js(name)}, () => { ${body} }) })\n`;
+const nodeFailing = (name, message, key) => nodeTest(name, failingBody(NODE_MUST_THROW.flatMap(c => [`assert.${c}`, `strict.${c}`]), message), key);
+const jsKeyed = (key) => `process.env[${js(key.name)}] === ${js(key.value)}`;
+const pyKeyed = (key) => `if __import__('os').environ.get(${js(key.name)}) == ${js(key.value)}:`;
+// jest: its globals, as the test files use them (a replaced global `test` or `expect` is what it catches).
+const jestFailing = (name, message, key) => `;${jsKeyed(key)} && test(${js(name)}, () => { ${failingBody(JEST_MUST_THROW, message)} })\n`;
+// pytest: a plain assert, which pytest rewrites in test modules, with the message.
+const pytestFailing = (name, message, key) => `\n\n${pyKeyed(key)}\n    def ${name}():\n        assert [1] == [2], ${js(message)}\n`;
+const goFailing = (name, message) => `\nfunc ${name}(t *testing.T) {\n\tt.Fatal(${js(message)})\n}\n`;
+/** The failing canary appended to one protected test file of `runner`. */
+function appendix(runner, name, message, key) {
+    switch (runner) {
+        case 'node --test':
+            return nodeFailing(name, message, key);
+        case 'jest':
+            return jestFailing(name, message, key);
+        case 'pytest':
+            return pytestFailing(name, message, key);
+        case 'go test':
+            return goFailing(name, message);
+    }
+}
+/** The new canary file's name beside `neighbour`, so the runner's pattern that found it finds this one too. */
+function newFileName(runner, neighbour, base) {
+    const dir = neighbour ? external_node_path_default().posix.dirname(neighbour) : '.';
+    const name = neighbour ? external_node_path_default().posix.basename(neighbour) : '';
+    const inDir = (file) => (dir === '.' ? file : `${dir}/${file}`);
+    if (runner === 'pytest')
+        return inDir(/_test\.py$/.test(name) ? `${base}_test.py` : `test_${base}.py`);
+    if (runner === 'go test')
+        return inDir(`${base}_test.go`);
+    const marker = /\.(test|spec)\.[^.]+$/.exec(name)?.[1] ?? 'test';
+    const ext = /\.([cm]?[jt]sx?)$/.exec(name)?.[1] ?? 'js';
+    return inDir(`${base}.${marker}.${ext}`);
+}
+/** The go package clause of a test file, and whether it imports "testing" as itself. */
+function goFacts(text) {
+    const pkg = /^\s*package\s+([A-Za-z_]\w*)/m.exec(text)?.[1];
+    const testing = /^\s*import\s+"testing"|^\s*import\s*\([^)]*^\s*"testing"/m.test(text);
+    return { ...(pkg ? { pkg } : {}), testing };
+}
+/**
+ * The canaries for a clean checkout whose gate runs `runner` over `protectedTests` (their paths relative to the
+ * project root, and their text at the start: go needs its package clause).
+ */
+function planCanaries(runner, protectedTests, random = external_node_crypto_.randomBytes) {
+    const key = { name: `RALPH_${word(random).toUpperCase()}`, value: random(12).toString('hex') };
+    const plan = {
+        runner,
+        files: [],
+        appended: [],
+        expected: [],
+        without: [],
+        env: { [key.name]: key.value }
+    };
+    const sorted = [...protectedTests].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const reported = (file) => (runner === 'go test' ? external_node_path_default().posix.dirname(file) : file);
+    for (const test of sorted) {
+        if (runner === 'go test' && !goFacts(test.text).testing) {
+            plan.without.push({ path: test.path, why: 'it does not import "testing" by that name' });
+            continue;
+        }
+        const { name, message } = draw(runner, random);
+        plan.appended.push({ path: test.path, text: appendix(runner, name, message, key) });
+        plan.expected.push({ file: reported(test.path), name, outcome: 'failed', message });
+    }
+    const neighbour = sorted[0];
+    const file = newFileName(runner, neighbour?.path, word(random));
+    const pass = draw(runner, random);
+    const fail = draw(runner, random);
+    plan.files.push({ path: file, content: canaryFile(runner, pass.name, fail, key, neighbour?.text) });
+    plan.expected.push({ file: reported(file), name: pass.name, outcome: 'passed' });
+    plan.expected.push({ file: reported(file), name: fail.name, outcome: 'failed', message: fail.message });
+    return plan;
+}
+/** The new file: one canary that passes and one that fails. */
+function canaryFile(runner, pass, fail, key, neighbourText = '') {
+    switch (runner) {
+        case 'node --test':
+            return nodeTest(pass, 'assert.strictEqual(1, 1)', key) + nodeFailing(fail.name, fail.message, key);
+        case 'jest':
+            return `;${jsKeyed(key)} && test(${js(pass)}, () => { expect(1).toBe(1) })\n${jestFailing(fail.name, fail.message, key)}`;
+        case 'pytest':
+            return `${pyKeyed(key)}\n    def ${pass}():\n        assert [1] == [1]\n${pytestFailing(fail.name, fail.message, key)}`;
+        case 'go test':
+            return `package ${goFacts(neighbourText).pkg ?? 'main'}\n\nimport "testing"\n\nfunc ${pass}(t *testing.T) {}\n${goFailing(fail.name, fail.message)}`;
+    }
+}
+/**
+ * Whether `report` (and the runner's exit code) shows exactly the canaries' expected results; when it does, the
+ * report without them, to count and judge the project's own tests.
+ */
+function judgeCanaries(plan, report, exitCode) {
+    const problems = [];
+    const isCanary = (test, canary) => test.name === canary.name && (plan.runner === 'go test' || test.file === canary.file);
+    for (const canary of plan.expected) {
+        const found = report.tests.filter(t => isCanary(t, canary));
+        const where = `the canary \`${canary.name}\` in ${canary.file}`;
+        if (found.length === 0)
+            problems.push(`${where} was not reported`);
+        else if (found.length > 1)
+            problems.push(`${where} was reported ${found.length} times`);
+        else if (found[0].outcome !== canary.outcome)
+            problems.push(`${where} was reported ${found[0].outcome}, not ${canary.outcome}`);
+        else if (canary.message !== undefined && !(found[0].message ?? '').includes(canary.message))
+            problems.push(`${where} failed without its message`);
+    }
+    if (exitCode === 0 && plan.expected.some(c => c.outcome === 'failed'))
+        problems.push('the runner exited 0 although tests failed');
+    if (problems.length > 0)
+        return { ok: false, problems };
+    return {
+        ok: true,
+        report: { ...report, tests: report.tests.filter(t => !plan.expected.some(c => isCanary(t, c))) }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/verdict/clone-checkout.ts
+// The clean checkout is what a clone gets (#37): the bytes `git clone` writes for a blob, given the attributes the
+// delivered commit's .gitattributes give its path, with git's default configuration (no core.autocrlf, core.eol
+// native = LF, no filter driver defined, so a `filter=` passes content through as a clone without it does). The
+// conversions are git's own (convert.c): `ident` first, then LF to CRLF where `eol=crlf` asks for it (with
+// `text=auto`'s binary and mixed-ending exceptions). A path that `working-tree-encoding` re-encodes is not
+// reproduced: the verification says so instead of judging other bytes than a clone's.
+/** `git check-attr -a -z` output (path NUL attribute NUL value NUL …), by path. */
+function parseCheckAttr(output) {
+    const parts = output.toString('latin1').split('\0');
+    const byPath = new Map();
+    for (let i = 0; i + 2 < parts.length; i += 3) {
+        // Names as bytes (a non-UTF-8 name stays byte-exact through latin1).
+        const file = parts[i];
+        const attrs = byPath.get(file) ?? {};
+        attrs[parts[i + 1]] = parts[i + 2];
+        byPath.set(file, attrs);
+    }
+    return byPath;
+}
+/** git's crlf_action from `text` (or the older `crlf`) and `eol`, as convert.c decides it. */
+function crlfAction(attrs) {
+    const text = attrs.text ?? (attrs.crlf === 'input' ? 'input' : attrs.crlf);
+    let action = text === 'set'
+        ? 'text'
+        : text === 'unset'
+            ? 'binary'
+            : text === 'auto'
+                ? 'auto'
+                : text === 'input'
+                    ? 'text-input'
+                    : 'undefined';
+    if (action === 'binary' || action === 'text-input')
+        return action;
+    if (attrs.eol === 'lf')
+        action = action === 'auto' ? 'auto-input' : 'text-input';
+    else if (attrs.eol === 'crlf')
+        action = action === 'auto' ? 'auto-crlf' : 'text-crlf';
+    return action;
+}
+function gatherStats(buf) {
+    const s = { nul: 0, loneCr: 0, loneLf: 0, crlf: 0, printable: 0, nonPrintable: 0 };
+    for (let i = 0; i < buf.length; i++) {
+        const c = buf[i];
+        if (c === 0x0d) {
+            if (buf[i + 1] === 0x0a) {
+                s.crlf++;
+                i++;
+            }
+            else
+                s.loneCr++;
+        }
+        else if (c === 0x0a)
+            s.loneLf++;
+        else if (c === 0x7f)
+            s.nonPrintable++;
+        else if (c < 32) {
+            // BS, HT, ESC and FF read as text.
+            if (c === 0x08 || c === 0x09 || c === 0x1b || c === 0x0c)
+                s.printable++;
+            else {
+                if (c === 0)
+                    s.nul++;
+                s.nonPrintable++;
+            }
+        }
+        else
+            s.printable++;
+    }
+    // A file ending in ^Z (DOS EOF) does not count it.
+    if (buf.length > 0 && buf[buf.length - 1] === 0x1a)
+        s.nonPrintable--;
+    return s;
+}
+const isBinary = (s) => s.loneCr > 0 || s.nul > 0 || s.printable >> 7 < s.nonPrintable;
+/** Whether git writes CRLF for each lone LF (will_convert_lf_to_crlf, default config). */
+function toCrlf(action, s) {
+    if (action !== 'text-crlf' && action !== 'auto-crlf')
+        return false;
+    if (s.loneLf === 0)
+        return false;
+    if (action === 'auto-crlf' && (s.loneCr > 0 || s.crlf > 0 || isBinary(s)))
+        return false;
+    return true;
+}
+/** ident_to_worktree: `$Id$` (and a git-style `$Id: … $` on one line) become `$Id: <blob id> $`. */
+function expandIdent(buf, oid) {
+    const text = buf.toString('latin1');
+    let out = '';
+    let at = 0;
+    for (let i = text.indexOf('$Id', at); i >= 0; i = text.indexOf('$Id', at)) {
+        const next = text[i + 3];
+        if (next === '$') {
+            out += `${text.slice(at, i)}$Id: ${oid} $`;
+            at = i + 4;
+            continue;
+        }
+        if (next === ':') {
+            const dollar = text.indexOf('$', i + 4);
+            if (dollar < 0)
+                break;
+            const inside = text.slice(i + 4, dollar);
+            // Over a line break, or spaces inside (another system's id): kept as it is.
+            const space = text.indexOf(' ', i + 5);
+            if (inside.includes('\n') || (space >= 0 && space < dollar - 1)) {
+                out += text.slice(at, i + 3);
+                at = i + 3;
+                continue;
+            }
+            out += `${text.slice(at, i)}$Id: ${oid} $`;
+            at = dollar + 1;
+            continue;
+        }
+        out += text.slice(at, i + 3);
+        at = i + 3;
+    }
+    return Buffer.from(out + text.slice(at), 'latin1');
+}
+/** LF to CRLF for each lone LF; a CRLF stays as it is. */
+function lfToCrlf(buf) {
+    const parts = [];
+    let from = 0;
+    for (let i = 0; i < buf.length; i++) {
+        if (buf[i] !== 0x0a || (i > 0 && buf[i - 1] === 0x0d))
+            continue;
+        parts.push(buf.subarray(from, i), Buffer.from('\r'));
+        from = i;
+    }
+    parts.push(buf.subarray(from));
+    return Buffer.concat(parts);
+}
+/**
+ * The bytes `git clone` writes for a regular file whose blob is `blob` (object id `oid`) under `attrs`, or why the
+ * clean checkout cannot reproduce them.
+ */
+function cloneBytes(blob, oid, attrs) {
+    const encoding = attrs['working-tree-encoding'];
+    if (encoding !== undefined && encoding !== 'unset' && encoding !== 'set')
+        return { why: `a clone re-encodes it (working-tree-encoding=${encoding})` };
+    let bytes = attrs.ident === 'set' ? expandIdent(blob, oid) : blob;
+    if (toCrlf(crlfAction(attrs), gatherStats(bytes)))
+        bytes = lfToCrlf(bytes);
+    return { bytes };
+}
+
+;// CONCATENATED MODULE: ./src/verdict/counts.ts
+// Counts by name, from the runner's report: each protected test file must report at least the tests it reported
+// at the start, by name, and all of them passed. With no count at the start (the baseline timed out, crashed, or
+// its report had no test of that file), each must still report one test run, and every test it declares where
+// the runner can list them (pytest's `--collect-only -q`; jest's `--listTests` lists files, not tests).
+
+/** The names of the tests each file ran (passed or failed; a skipped test did not run). */
+function namesRun(report) {
+    const names = new Map();
+    for (const test of report.tests) {
+        if (test.outcome === 'skipped')
+            continue;
+        const set = names.get(test.file) ?? new Set();
+        set.add(test.name);
+        names.set(test.file, set);
+    }
+    return names;
+}
+const quoted = (names, most = 3) => names
+    .slice(0, most)
+    .map(n => `\`${n}\``)
+    .join(', ') + (names.length > most ? ` and ${names.length - most} more` : '');
+/**
+ * Why the report fails the gate, one line each (none: it passes). `files` are the protected test files as the
+ * report names them; `start` the names the baseline's report ran (undefined: no report at the start);
+ * `declared` the names the runner lists for a file before running it, where it can.
+ */
+function countProblems(report, files, start, declared) {
+    const problems = [];
+    const now = namesRun(report);
+    for (const failure of report.fileFailures)
+        problems.push(`${failure.file} failed to run`);
+    const failing = report.tests.filter(t => t.outcome === 'failed');
+    if (failing.length > 0)
+        problems.push(`${failing.length} failing: ${quoted(failing.map(t => `${t.file}: ${t.name}`))}`);
+    for (const file of files) {
+        const ran = now.get(file) ?? new Set();
+        const before = start?.get(file);
+        if (before && before.size > 0) {
+            const missing = [...before].filter(name => !ran.has(name));
+            if (missing.length > 0)
+                problems.push(`${file} ran ${before.size} named tests at the start; now it does not run ${quoted(missing)}`);
+            continue;
+        }
+        // No count at the start: at least one test run by name, and what the runner says the file declares.
+        if (ran.size === 0)
+            problems.push(`${file} ran no test (and there is no count at the start to compare with)`);
+        const listed = declared?.get(file);
+        const unrun = listed ? [...listed].filter(name => !ran.has(name)) : [];
+        if (unrun.length > 0)
+            problems.push(`${file} declares ${quoted(unrun)}, which did not run`);
+    }
+    return problems;
+}
+/** The arguments that make the runner list what it would run, without running it (none: it cannot). */
+function listArgs(runner) {
+    if (runner === 'pytest')
+        return ['--collect-only', '-q'];
+    if (runner === 'jest')
+        return ['--listTests', '--json'];
+    return undefined;
+}
+/** pytest's `--collect-only -q` lines (`tests/test_calc.py::TestAdd::test_one`), by file. */
+function parseCollected(text) {
+    const found = new Map();
+    for (const line of text.split('\n')) {
+        const m = /^([^\s:][^:]*\.py)::(\S.*?)\s*$/.exec(line);
+        if (!m)
+            continue;
+        // Parametrised ids (`test_x[1-2]`) are reported under the same id.
+        const set = found.get(m[1]) ?? new Set();
+        set.add(m[2]);
+        found.set(m[1], set);
+    }
+    return found;
+}
+/** jest's `--listTests --json`: the test files it would run, relative to `root` (each must run one test). */
+function parseListedFiles(text, root) {
+    let files;
+    try {
+        files = JSON.parse(text);
+    }
+    catch {
+        return [];
+    }
+    return Array.isArray(files) ? files.map(f => path.relative(root, String(f)).split(path.sep).join('/')) : [];
+}
+
+;// CONCATENATED MODULE: ./src/verdict/evidence.ts
+// Evidence for what no gate sees: lines the delivery adds that touch the test runner's names (ending the process,
+// replacing an assertion, pytest's internals, an always-true `__eq__`, the module table, exit hooks) or read the
+// variables a runner sets (so code can tell it is under test). Flagged in the pull request under "Review these",
+// with file and line; never a refusal: an honest change may do any of these.
+
+/** One pattern per kind of flag: what it matches on an added line, and what the flag says. */
+const PATTERNS = [
+    {
+        what: 'ends the process (`process.exit`)',
+        test: /\bprocess\s*\.\s*(?:exit|reallyExit|abort)\s*\(|\bos\s*\.\s*_exit\s*\(/
+    },
+    {
+        what: 'replaces an assertion (`assert.*` or `expect` assigned)',
+        // Not a declaration (`const assert = require('assert')`), a comparison or an arrow's parameter.
+        test: /(?<!\b(?:const|let|var)\s+)\b(?:assert(?:\s*\.\s*strict)?(?:\s*\.\s*\w+)?|(?:globalThis|global|window)\s*\.\s*(?:expect|assert|test|it)|expect(?:\s*\.\s*\w+)?)\s*=(?![=>])/
+    },
+    { what: "extends or replaces jest's matchers (`expect.extend`)", test: /\bexpect\s*\.\s*extend\s*\(/ },
+    { what: "reaches into pytest's internals (`_pytest`)", test: /\b_pytest\b/ },
+    { what: 'defines `__eq__` (a value that may equal anything)', test: /\bdef\s+__eq__\s*\(|\b__eq__\s*=/ },
+    { what: 'changes the module table (`sys.modules`)', test: /\bsys\s*\.\s*modules\b/ },
+    {
+        what: 'runs code at exit (`atexit`)',
+        test: /\batexit\b|\bprocess\s*\.\s*on\s*\(\s*['"](?:exit|beforeExit)['"]/
+    },
+    {
+        what: "reads the test runner's environment",
+        test: /\b(?:NODE_TEST_CONTEXT|JEST_WORKER_ID|PYTEST_CURRENT_TEST|PYTEST_XDIST_WORKER|VITEST(?:_WORKER_ID|_POOL_ID)?)\b/
+    }
+];
+/** The flags of one added line of `file`. */
+function flagsOf(file, line, text) {
+    return PATTERNS.filter(p => p.test.test(text)).map(p => ({ file, line, what: p.what }));
+}
+/** The path a `+++ b/<path>` line names (`/dev/null` for a deleted file). */
+function newPath(header) {
+    const name = header.slice(4).replace(/\t.*$/, '');
+    if (name === '/dev/null')
+        return undefined;
+    const unquoted = name.startsWith('"') ? name.slice(1, -1) : name;
+    const bare = unquoted.replace(/^b\//, '');
+    return name.startsWith('"') ? `"${bare}"` : bare;
+}
+/**
+ * The flags of the lines a unified diff adds (`git diff base commit`, any context), with their line in the
+ * delivered file. Removed lines are not the delivery's; a binary file has no lines.
+ */
+function scanDiff(diff) {
+    const flags = [];
+    let file;
+    let line = 0;
+    for (const text of diff.split('\n')) {
+        if (text.startsWith('diff --git ')) {
+            file = undefined;
+            continue;
+        }
+        if (text.startsWith('+++ ')) {
+            file = newPath(text);
+            continue;
+        }
+        const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
+        if (hunk) {
+            line = Number(hunk[1]);
+            continue;
+        }
+        if (file === undefined)
+            continue;
+        if (text.startsWith('+')) {
+            flags.push(...flagsOf(file, line, text.slice(1)));
+            line++;
+        }
+        else if (text.startsWith(' '))
+            line++;
+    }
+    return flags;
+}
+/** The pull request's section for the flags (empty when there are none): one line each, file:line first. */
+function reviewSection(flags, most = 50) {
+    if (flags.length === 0)
+        return '';
+    const lines = flags.slice(0, most).map(f => `- ${code(`${f.file}:${f.line}`)}: ${f.what}`);
+    if (flags.length > most)
+        lines.push(`- and ${flags.length - most} more`);
+    return [
+        '### Review these',
+        '',
+        'The delivered code touches what a test runner judges by. No gate refuses these; a reviewer should look:',
+        '',
+        ...lines,
+        ''
+    ].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/verdict/report.ts
+// A test runner's machine-readable report, read from the file it was told to write (never from its output, which
+// the code under test shares): each test by file and name, with its outcome and failure message. One parser per
+// runner: jest's `--json`, pytest's JUnit XML (xunit1, which names each test's file), the JSON lines of the
+// action's own `node --test` reporter (report-files.ts), and `go test -json`'s events.
+
+/** A report that could not be read: the gate fails with this line. */
+class ReportError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ReportError';
+    }
+}
+/** `file` relative to `root`, with `/`; left as is when it is not absolute. */
+function relative(root, file) {
+    const rel = external_node_path_default().isAbsolute(file) ? external_node_path_default().relative(root, file) : file;
+    return rel.split((external_node_path_default()).sep).join('/');
+}
+/** The report at `text`, written by `runner` run in `root` (the folder paths are relative to). */
+function parseReport(runner, text, root) {
+    if (text.trim() === '')
+        throw new ReportError(`${runner} wrote an empty report`);
+    switch (runner) {
+        case 'jest':
+            return parseJestJson(text, root);
+        case 'pytest':
+            return parseJUnitXml(text, root);
+        case 'node --test':
+            return parseNodeEvents(text, root);
+        case 'go test':
+            return parseGoJson(text);
+    }
+}
+/** jest's `--json` result: testResults[] (one per file) with assertionResults[]. */
+function parseJestJson(text, root) {
+    let parsed;
+    try {
+        parsed = JSON.parse(text);
+    }
+    catch {
+        throw new ReportError("jest's report is not JSON");
+    }
+    if (!Array.isArray(parsed.testResults))
+        throw new ReportError("jest's report has no testResults");
+    const report = { runner: 'jest', tests: [], fileFailures: [], emptyFiles: [] };
+    for (const suite of parsed.testResults) {
+        const file = relative(root, String(suite.name));
+        const assertions = Array.isArray(suite.assertionResults)
+            ? suite.assertionResults
+            : [];
+        for (const a of assertions) {
+            const ancestors = Array.isArray(a.ancestorTitles) ? a.ancestorTitles.map(String) : [];
+            const status = String(a.status);
+            const outcome = status === 'passed' ? 'passed' : status === 'failed' ? 'failed' : 'skipped';
+            const messages = Array.isArray(a.failureMessages) ? a.failureMessages.map(String) : [];
+            report.tests.push({
+                file,
+                name: [...ancestors, String(a.title)].join(' > '),
+                outcome,
+                ...(outcome === 'failed' ? { message: messages.join('\n') } : {})
+            });
+        }
+        // A suite that failed to run (an error on load) has a message and no assertion of its own.
+        if (suite.status === 'failed' && !assertions.some(a => a.status === 'failed'))
+            report.fileFailures.push({ file, message: String(suite.message ?? 'the test file failed to run') });
+    }
+    return report;
+}
+const ENTITIES = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+function decodeEntities(text) {
+    return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (whole, body) => {
+        if (body.startsWith('#x'))
+            return String.fromCodePoint(parseInt(body.slice(2), 16));
+        if (body.startsWith('#'))
+            return String.fromCodePoint(Number(body.slice(1)));
+        return ENTITIES[body] ?? whole;
+    });
+}
+/** The elements of an XML document without a DTD (all JUnit writers emit), as a tree under a synthetic root. */
+function parseXml(text) {
+    const root = { name: '#root', attributes: {}, children: [], text: '' };
+    const stack = [root];
+    const tag = /<(\/?)([A-Za-z_][\w.:-]*)((?:\s+[\w.:-]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g;
+    let at = 0;
+    for (let m = tag.exec(text); m; m = tag.exec(text)) {
+        const top = stack[stack.length - 1];
+        top.text += decodeEntities(text.slice(at, m.index));
+        at = tag.lastIndex;
+        if (m[5] !== undefined) {
+            top.text += m[5];
+            continue;
+        }
+        if (m[2] === undefined)
+            continue;
+        if (m[1] === '/') {
+            if (stack.length === 1 || top.name !== m[2])
+                throw new ReportError(`the XML report closes <${m[2]}> unopened`);
+            stack.pop();
+            continue;
+        }
+        const attributes = {};
+        for (const a of m[3].matchAll(/([\w.:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g))
+            attributes[a[1]] = decodeEntities(a[2] ?? a[3]);
+        const element = { name: m[2], attributes, children: [], text: '' };
+        top.children.push(element);
+        if (m[4] !== '/')
+            stack.push(element);
+    }
+    if (stack.length !== 1)
+        throw new ReportError(`the XML report ends inside <${stack[stack.length - 1].name}>`);
+    return root;
+}
+function* elementsNamed(element, name) {
+    for (const child of element.children) {
+        if (child.name === name)
+            yield child;
+        else
+            yield* elementsNamed(child, name);
+    }
+}
+/**
+ * pytest's JUnit XML with `junit_family=xunit1`: each `<testcase>` has `file` and `name` (and `classname`, whose
+ * last part is the class of a method); a `<failure>` or `<error>` child fails it, a `<skipped>` skips it.
+ */
+function parseJUnitXml(text, root) {
+    const report = { runner: 'pytest', tests: [], fileFailures: [], emptyFiles: [] };
+    const doc = parseXml(text);
+    for (const testcase of elementsNamed(doc, 'testcase')) {
+        const { file, name, classname } = testcase.attributes;
+        const failure = testcase.children.find(c => c.name === 'failure' || c.name === 'error');
+        const skipped = testcase.children.some(c => c.name === 'skipped');
+        const message = failure
+            ? [failure.attributes.message, failure.text].filter(Boolean).join('\n')
+            : undefined;
+        // A module that failed to import is a testcase of no class named by the module: an error of its file.
+        if (!name || !classname) {
+            report.fileFailures.push({ file: relative(root, file ?? classname ?? ''), message: message ?? '' });
+            continue;
+        }
+        // classname `tests.test_calc.TestAdd`: the module's dotted path, then the class, if any.
+        const modulePath = (file ?? '').replace(/\.py$/, '').split('/').join('.');
+        const cls = classname && classname.startsWith(`${modulePath}.`) ? classname.slice(modulePath.length + 1) : '';
+        report.tests.push({
+            file: relative(root, file ?? ''),
+            name: cls ? `${cls}::${name}` : name,
+            outcome: failure ? 'failed' : skipped ? 'skipped' : 'passed',
+            ...(message !== undefined ? { message } : {})
+        });
+    }
+    return report;
+}
+/**
+ * The action's reporter's lines. An event comes after its subtests' (a suite ends last), so a test's full name
+ * is built as its ancestors end; a suite itself is not a test unless it fails. A top-level "test" named by its
+ * file's path is the file itself: it failed to load or exited, or (passing) it ran and reported no test.
+ */
+function parseNodeEvents(text, root) {
+    const report = { runner: 'node --test', tests: [], fileFailures: [], emptyFiles: [] };
+    const entries = [];
+    const byFile = new Map();
+    for (const line of text.split('\n')) {
+        if (line.trim() === '')
+            continue;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            throw new ReportError("node's report has a line that is not JSON");
+        }
+        const same = byFile.get(event.file ?? '') ?? [];
+        byFile.set(event.file ?? '', same);
+        // Every entry of its file after the last one at this nesting or above is a descendant of this one.
+        let first = same.length;
+        while (first > 0 && same[first - 1].event.nesting > event.nesting)
+            first--;
+        for (const d of same.slice(first))
+            d.name = `${event.name} > ${d.name}`;
+        const entry = { event, name: event.name, suite: first < same.length };
+        same.push(entry);
+        entries.push(entry);
+    }
+    for (const { event, name, suite } of entries) {
+        const file = relative(root, event.file ?? '');
+        const fileItself = event.nesting === 0 &&
+            event.file !== undefined &&
+            (name === event.file || name === relative(root, event.file));
+        if (fileItself) {
+            if (event.type === 'test:fail')
+                report.fileFailures.push({ file, message: event.message ?? '' });
+            else
+                report.emptyFiles.push(file);
+            continue;
+        }
+        if (suite && event.type === 'test:pass')
+            continue;
+        report.tests.push({
+            file,
+            name,
+            outcome: event.type === 'test:fail' ? 'failed' : event.skip || event.todo ? 'skipped' : 'passed',
+            ...(event.type === 'test:fail' ? { message: event.message ?? '' } : {})
+        });
+    }
+    return report;
+}
+// ---------------------------------------------------------------------------------------------------
+// go test -json
+/** `go test -json`'s events (test2json): a test's pass/fail/skip, its output lines gathered as its message. */
+function parseGoJson(text) {
+    const report = { runner: 'go test', tests: [], fileFailures: [], emptyFiles: [] };
+    const output = new Map();
+    for (const line of text.split('\n')) {
+        if (!line.startsWith('{'))
+            continue;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            continue;
+        }
+        const pkg = String(event.Package ?? '');
+        if (typeof event.Test !== 'string') {
+            // A package that failed with no test failing: it did not build, or its TestMain or init failed.
+            if (event.Action === 'fail' && !report.tests.some(t => t.file === pkg && t.outcome === 'failed'))
+                report.fileFailures.push({ file: pkg, message: (output.get(`${pkg}\0`) ?? []).join('') });
+            if (event.Action === 'output')
+                output.set(`${pkg}\0`, [...(output.get(`${pkg}\0`) ?? []), String(event.Output)]);
+            continue;
+        }
+        const key = `${pkg}\0${event.Test}`;
+        if (event.Action === 'output')
+            output.set(key, [...(output.get(key) ?? []), String(event.Output)]);
+        if (event.Action === 'pass' || event.Action === 'fail' || event.Action === 'skip')
+            report.tests.push({
+                file: pkg,
+                name: event.Test,
+                outcome: event.Action === 'pass' ? 'passed' : event.Action === 'fail' ? 'failed' : 'skipped',
+                ...(event.Action === 'fail' ? { message: (output.get(key) ?? []).join('') } : {})
+            });
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/verdict/report-files.ts
+// How each runner is told to write its machine-readable report to a file the action chose (outside the tree, in
+// a folder only the action's user can write): pytest and `node --test` through a variable of the gate's
+// environment, which reaches them however the gate starts them (a make target, a script, `npm test`); jest and
+// go through arguments appended to the command, where the runner is the command's last step.
+
+/**
+ * The `node --test` reporter the action writes beside the report (a file the agent's user may read, not write):
+ * one JSON line per test that passed or failed, with its file, name, nesting and failure message. Node's own
+ * reporters either leave the file out (tap, spec) or do not carry it on Node 20 (junit).
+ */
+const NODE_REPORTER = `// ralph-action: one JSON line per test result, for the verdict.
+export default async function* report(source) {
+  for await (const event of source) {
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue
+    const d = event.data
+    const error = d.details?.error
+    yield JSON.stringify({
+      type: event.type,
+      file: d.file,
+      name: d.name,
+      nesting: d.nesting,
+      ...(d.skip !== undefined ? { skip: true } : {}),
+      ...(d.todo !== undefined ? { todo: true } : {}),
+      ...(error ? { message: String(error.cause?.message ?? error.message) } : {})
+    }) + '\\n'
+  }
+}
+`;
+/** How many `--test-reporter` and `--test-reporter-destination` flags node's own arguments give. */
+function reporterFlags(args) {
+    const count = (flag) => args.filter(a => a === flag || a.startsWith(`${flag}=`)).length;
+    return { reporters: count('--test-reporter'), destinations: count('--test-reporter-destination') };
+}
+/**
+ * The report's invocation for `runner`. `reporter` is where NODE_REPORTER was written (node only); `nodeArgs` the
+ * arguments the gate gives `node --test` itself (its command's or its package.json script's step), whose reporters
+ * node pairs with destinations after ours; `jobEnv` the environment the gate would get, whose NODE_OPTIONS and
+ * PYTEST_ADDOPTS are kept ahead of ours.
+ */
+function reportInvocation(runner, destination, options = {}) {
+    const join = (name, value) => [options.jobEnv?.[name], value].filter(v => v !== undefined && v !== '').join(' ');
+    switch (runner) {
+        case 'node --test': {
+            if (!options.reporter)
+                throw new Error('the node --test report needs the path of the reporter module');
+            // Node takes NODE_OPTIONS' reporters first, then the command line's, and pairs them with destinations in
+            // that order: the gate's own reporters without a destination get stdout, as they would alone; with none,
+            // spec on stdout keeps the gate's log as a person reads it.
+            const own = reporterFlags(options.nodeArgs ?? []);
+            const flags = [`--test-reporter=${options.reporter}`, `--test-reporter-destination=${destination}`];
+            if (own.reporters === 0)
+                flags.push('--test-reporter=spec', '--test-reporter-destination=stdout');
+            else if (own.destinations === 0)
+                flags.push(...Array.from({ length: own.reporters }, () => '--test-reporter-destination=stdout'));
+            return { args: [], env: { NODE_OPTIONS: join('NODE_OPTIONS', flags.map(nodeOptionQuote).join(' ')) } };
+        }
+        case 'pytest':
+            // xunit1 names each test's file; PYTEST_ADDOPTS reaches pytest however it is started.
+            return {
+                args: [],
+                env: {
+                    PYTEST_ADDOPTS: join('PYTEST_ADDOPTS', [`--junitxml=${destination}`, '-o', 'junit_family=xunit1'].map(shlexQuote).join(' '))
+                }
+            };
+        case 'jest':
+            return { args: ['--json', `--outputFile=${destination}`], env: {} };
+        case 'go test':
+            return { args: ['-json'], env: {}, stdout: true };
+    }
+}
+/** NODE_OPTIONS splits on spaces and honours double quotes (with `\\` escapes) only. */
+function nodeOptionQuote(flag) {
+    return /[\s"\\]/.test(flag) ? `"${flag.replace(/[\\"]/g, c => `\\${c}`)}"` : flag;
+}
+/** Programs that run a package.json script by name. */
+const SCRIPT_RUNNERS = new Set(['npm', 'yarn', 'pnpm']);
+/** The command's `&&` steps, split outside quotes; undefined when it holds anything else that joins commands. */
+function topLevelSteps(command) {
+    const steps = [];
+    let quote;
+    let from = 0;
+    for (let i = 0; i < command.length; i++) {
+        const c = command[i];
+        if (quote) {
+            if (c === quote)
+                quote = undefined;
+            else if (c === '\\' && quote === '"')
+                i++;
+        }
+        else if (c === "'" || c === '"')
+            quote = c;
+        else if (c === '&' && command[i + 1] === '&') {
+            steps.push(command.slice(from, i));
+            from = i + 2;
+            i++;
+        }
+        else if (/[|;&\n<>()`]/.test(c))
+            return undefined;
+    }
+    if (quote)
+        return undefined;
+    steps.push(command.slice(from));
+    return steps.map(s => s.trim());
+}
+/**
+ * `command` with `args` given to its runner, or why it cannot be: the runner must be the last step of the
+ * command (and of each package.json script it goes through), so what follows it is the runner's own arguments.
+ * `runnerOf` says which runner a step runs on its own (the loop's recogniser); `scripts` are package.json's.
+ */
+function withRunnerArgs(command, invocation, destination, runnerOf, scripts = {}) {
+    if (invocation.args.length === 0)
+        return { command };
+    const last = lastStepRuns(command, runnerOf, scripts, 0);
+    if ('why' in last)
+        return last;
+    const args = invocation.args.map(shlexQuote).join(' ');
+    // npm passes what follows `--` to the script; yarn and pnpm pass what follows the script's name.
+    const joined = last.viaScript === 'npm' ? `${command} -- ${args}` : `${command} ${args}`;
+    return { command: invocation.stdout ? `${joined} > ${shlexQuote(destination)}` : joined };
+}
+function lastStepRuns(command, runnerOf, scripts, depth) {
+    const steps = topLevelSteps(command);
+    if (!steps)
+        return { why: 'it is not a plain command (or an `&&` chain of them)' };
+    const last = steps[steps.length - 1];
+    if (steps.slice(0, -1).some(step => runnerOf(step) !== undefined))
+        return { why: 'its test runner is not its last step' };
+    if (runnerOf(last) === undefined)
+        return { why: 'its test runner is not its last step' };
+    let words;
+    try {
+        words = shlex_shlexSplit(last);
+    }
+    catch {
+        return { why: 'its last step cannot be read as words' };
+    }
+    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]))
+        words = words.slice(1);
+    const program = words[0]?.split('/').at(-1) ?? '';
+    if (!SCRIPT_RUNNERS.has(program))
+        return {};
+    // What follows `npm test --` reaches the script's command: a script that runs a script would take it as its own.
+    if (depth > 0)
+        return { why: 'its package.json script runs another script before its test runner' };
+    // Arguments given after `--` or to a script that already takes some are fine; the script's own last step runs.
+    const rest = words.slice(1).filter(w => !w.startsWith('-'));
+    const name = ['test', 't', 'tst'].includes(rest[0] ?? '') ? 'test' : rest[0] === 'run' ? rest[1] : rest[0];
+    const script = name === undefined ? undefined : scripts[name];
+    if (script === undefined)
+        return { why: `package.json has no script \`${name ?? ''}\`` };
+    if (scripts[`post${name}`] !== undefined)
+        return { why: `package.json's \`post${name}\` runs after its test runner` };
+    const inner = lastStepRuns(script, runnerOf, scripts, depth + 1);
+    return 'why' in inner ? inner : { viaScript: program };
+}
+
+;// CONCATENATED MODULE: ./src/verdict/index.ts
+// The verdict's judges that the code under test cannot reach (#37): canaries, the runner's report file, counts by
+// name, the bytes a clone writes, and the evidence a reviewer gets. Pure, below the engine: it imports only
+// `ralph` (shell words) and `text`.
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/loop/clean/clone.ts
+// The clean checkout is what a clone gets (#37): the commit's files are written from the object store as stored
+// (git/write-tree.ts, no filter of the tree ever runs), then the files the delivered .gitattributes give `ident`,
+// `text` or `eol` get the bytes `git clone` would write (verdict/clone-checkout.ts). Attributes are read from the
+// commit (the checkout's index), never a filter or driver run. A path a clone re-encodes cannot be reproduced:
+// the verification fails on it rather than judge other bytes than a clone's.
+
+
+
+
+/** The attributes that change what a clone writes (the rest, `diff`, `merge`, `filter`… change nothing here). */
+const CONVERTING = ['text', 'eol', 'crlf', 'ident', 'working-tree-encoding'];
+/**
+ * Rewrites the regular files of `commit` in `checkout` (a worktree whose index holds `commit`) as a clone writes
+ * them. Answers why a file cannot be reproduced, one line each (none: the checkout is what a clone gets).
+ */
+async function applyCloneAttributes(checkout, commit, env) {
+    const entries = splitNul(await gitBytes(checkout, ['ls-tree', '-r', '-z', '--full-tree', commit], { env }))
+        .map(record => {
+        const tab = record.indexOf('\t');
+        const [mode, , oid] = record.slice(0, tab).split(' ');
+        return { mode, oid, file: record.slice(tab + 1) };
+    })
+        .filter(e => e.mode === '100644' || e.mode === '100755');
+    // No .gitattributes anywhere in the commit: a clone writes the blobs as they are (default configuration).
+    if (!entries.some(e => e.file === '.gitattributes' || e.file.endsWith('/.gitattributes')))
+        return [];
+    const input = Buffer.concat(entries.flatMap(e => [pathBytes(e.file), Buffer.from([0])]));
+    // --cached: the .gitattributes of the index (the commit's), not of any file on disk; no user or system file.
+    const out = await gitBytes(checkout, ['-c', 'core.attributesFile=/dev/null', 'check-attr', '--cached', '-a', '-z', '--stdin'], { env: { ...env, GIT_ATTR_NOSYSTEM: '1' }, input });
+    const byPath = new Map([...parseCheckAttr(out)].map(([latin1, attrs]) => [pathFromBytes(Buffer.from(latin1, 'latin1')), attrs]));
+    const converted = entries.filter(e => Object.keys(byPath.get(e.file) ?? {}).some(a => CONVERTING.includes(a)));
+    if (converted.length === 0)
+        return [];
+    const blobs = await gitBytes(checkout, ['cat-file', '--batch'], {
+        env,
+        input: converted.map(e => `${e.oid}\n`).join('')
+    });
+    const problems = [];
+    let at = 0;
+    for (const e of converted) {
+        const newline = blobs.indexOf(0x0a, at);
+        const size = Number(blobs.subarray(at, newline).toString('utf8').split(' ')[2]);
+        const blob = blobs.subarray(newline + 1, newline + 1 + size);
+        at = newline + 1 + size + 1;
+        const clone = cloneBytes(blob, e.oid, byPath.get(e.file) ?? {});
+        if ('why' in clone) {
+            problems.push(`${showPath(e.file)}: ${clone.why}; the clean checkout cannot be what a clone gets`);
+            continue;
+        }
+        if (clone.bytes.equals(blob))
+            continue;
+        const file = onDisk(checkout, e.file);
+        // Written anew, never through a link: the checkout is the action's own until it is lent.
+        if (!(0,external_node_fs_.lstatSync)(file).isFile())
+            continue;
+        (0,external_node_fs_.unlinkSync)(file);
+        const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_WRONLY | external_node_fs_.constants.O_CREAT | external_node_fs_.constants.O_EXCL | external_node_fs_.constants.O_NOFOLLOW, e.mode === '100755' ? 0o755 : 0o644);
+        try {
+            for (let done = 0; done < clone.bytes.length;)
+                done += (0,external_node_fs_.writeSync)(fd, clone.bytes, done);
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+    }
+    return problems;
+}
+
+;// CONCATENATED MODULE: ./src/loop/clean/judges.ts
+// The clean verification's judges the code under test cannot reach (#37): each gate whose runner the verdict
+// reads writes its machine-readable report to a file outside the tree, in a folder only the action's user can
+// write (0711: the runner may write the one file it is told, no one may list, add or swap one); its protected
+// test files get canaries appended, with names and messages drawn at random, only here. The gate is then judged
+// by that report: the canaries exactly as planned, no test failing, no file that failed to run, each protected
+// test file running tests by name, and no fewer tests than the baseline counted. Pure decisions are verdict/'s.
+
+
+
+
+
+
+
+const REPORTED = new Set(['node --test', 'jest', 'pytest', 'go test']);
+/** Test files each runner runs by its own conventions (a helper beside them is not one: it gets no canary). */
+const TEST_NAME = {
+    'node --test': /(^|\/)([^/]*[.\-_])?test\.[cm]?js$|(^|\/)test-[^/]*\.[cm]?js$/,
+    jest: /\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)__tests__\/.*\.[cm]?[jt]sx?$/,
+    pytest: /(^|\/)test_[^/]*\.py$|_test\.py$/,
+    'go test': /_test\.go$/
+};
+/**
+ * The protected regular files of the start commit (paths relative to the repository's top) that lie in the
+ * project at `prefix` (relative to the top, '' for the top), relative to the project.
+ */
+function testsOfProject(paths, prefix) {
+    const dir = prefix.split((external_node_path_default()).sep).join('/');
+    return [...(paths ?? [])].flatMap(([file, entry]) => {
+        if (entry.mode === '120000')
+            return [];
+        if (dir === '')
+            return [file];
+        return file.startsWith(`${dir}/`) ? [file.slice(dir.length + 1)] : [];
+    });
+}
+/** The words of `command` and of the scripts it goes through (for the runner's own flags and paths). */
+function wordsOf(command, scripts = {}) {
+    return [command, ...Object.values(scripts)].flatMap(text => {
+        if (text === undefined)
+            return [];
+        try {
+            return shlex_shlexSplit(text);
+        }
+        catch {
+            return text.split(/\s+/);
+        }
+    });
+}
+/** The targets among `tests`: the runner's kind, and under the paths its command names when it names any. */
+function targetsOf(runner, tests, words, cwd) {
+    const named = words
+        .filter(w => !w.startsWith('-') && !w.includes('='))
+        .map(w => external_node_path_default().posix.normalize(w.replace(/^\.\//, '')))
+        .filter(w => !external_node_path_default().posix.isAbsolute(w) && !w.startsWith('..'))
+        // A folder, or a test file of the runner's kind: a flag's value (`--import ./setup.mjs`) names neither.
+        .filter(w => w === '.' || TEST_NAME[runner].test(w) || isFolder(external_node_path_default().join(cwd, w)));
+    return tests.filter(file => TEST_NAME[runner].test(file) &&
+        (named.length === 0 || named.some(n => n === '.' || file === n || file.startsWith(`${n}/`))));
+}
+function isFolder(file) {
+    try {
+        return (0,external_node_fs_.lstatSync)(file).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+/** The plan's new file's two canaries appended to the first target instead (it runs whatever the gate names). */
+function inlinePair(plan, first) {
+    const file = plan.files[0];
+    if (!file || plan.runner === 'go test')
+        return plan;
+    return {
+        ...plan,
+        files: [],
+        appended: [...plan.appended, { path: first, text: `\n\n${file.content}` }],
+        expected: plan.expected.map(c => (c.file === file.path ? { ...c, file: first } : c))
+    };
+}
+/** `export NAME="${NAME:+$NAME }"'value'`: the report's variables after the job's own. */
+const exportLine = (name, value) => `export ${name}="\${${name}:+$${name} }"${shlexQuote(value)}`;
+/**
+ * The judges of one clean verification in `cwd` (the project in the checkout, still the action's own):
+ * `protectedTests` relative to the project, `folder` the verification's private folder outside the tree.
+ */
+function prepareJudges(input) {
+    const { cwd, runners } = input;
+    const random = input.random ?? external_node_crypto_.randomBytes;
+    const reports = external_node_path_default().join(input.folder, 'reports');
+    const judged = [];
+    const notes = [];
+    const checks = input.checks.map((check, index) => {
+        const found = runners?.[index];
+        if (found?.runner === undefined || !REPORTED.has(found.runner))
+            return check;
+        const runner = found.runner;
+        const reported = runner;
+        (0,external_node_fs_.mkdirSync)(reports, { recursive: true, mode: 0o711 });
+        (0,external_node_fs_.chmodSync)(reports, 0o711);
+        const name = random(12).toString('hex');
+        const report = external_node_path_default().join(reports, `${name}.report`);
+        // Made here, writable by the runner's user: the folder lets no one else create or replace it.
+        (0,external_node_fs_.writeFileSync)(report, '');
+        (0,external_node_fs_.chmodSync)(report, 0o666);
+        const reporter = external_node_path_default().join(reports, `${name}.reporter.mjs`);
+        if (reported === 'node --test')
+            (0,external_node_fs_.writeFileSync)(reporter, NODE_REPORTER, { mode: 0o644 });
+        const words = wordsOf(check.run, found.scripts);
+        const invocation = reportInvocation(reported, report, { reporter, nodeArgs: words, jobEnv: {} });
+        const scripts = Object.fromEntries(Object.entries(found.scripts ?? {}).filter((e) => e[1] !== undefined));
+        const command = withRunnerArgs(check.run, invocation, report, step => {
+            const r = recogniseRunner(step, scripts).runner;
+            return r !== undefined && REPORTED.has(r) ? r : undefined;
+        }, scripts);
+        if ('why' in command) {
+            notes.push(`the gate \`${check.name}\` is judged by its output only: ${command.why}`);
+            return check;
+        }
+        const targets = targetsOf(reported, input.protectedTests, words, cwd);
+        const texts = targets.map(file => ({
+            path: file,
+            text: (0,external_node_fs_.readFileSync)(onDisk(cwd, file)).toString('utf8')
+        }));
+        const plan = targets.length > 0 ? inlinePair(planCanaries(reported, texts, random), targets[0]) : undefined;
+        const expected = new Map();
+        for (const a of plan?.appended ?? []) {
+            (0,external_node_fs_.appendFileSync)(onDisk(cwd, a.path), a.text);
+            expected.set(a.path, (0,external_node_fs_.readFileSync)(onDisk(cwd, a.path)));
+        }
+        for (const f of plan?.files ?? [])
+            (0,external_node_fs_.writeFileSync)(onDisk(cwd, f.path), f.content, { flag: 'wx' });
+        judged.push({ index, runner: reported, report, targets, expected, ...(plan ? { plan } : {}) });
+        const env = Object.entries(invocation.env).map(([k, v]) => exportLine(k, v));
+        // The canaries' key: only this gate's runner runs them (another gate over the same files judges without).
+        for (const [k, v] of Object.entries(plan?.env ?? {}))
+            env.push(`export ${k}=${shlexQuote(v)}`);
+        return { ...check, run: [...env, command.command].join('\n') };
+    });
+    const byIndex = new Map(judged.map(j => [j.index, j]));
+    return {
+        checks,
+        ...(runners
+            ? {
+                runners: runners.map((r, i) => byIndex.get(i)?.plan ? { why: 'counted by the report it wrote outside the tree' } : r)
+            }
+            : {}),
+        notes,
+        canaryOnly: file => judged.some(j => {
+            const want = j.expected.get(file);
+            if (!want)
+                return false;
+            try {
+                return (0,external_node_fs_.readFileSync)(onDisk(cwd, file)).equals(want);
+            }
+            catch {
+                return false;
+            }
+        }),
+        judge: runs => {
+            const failures = [];
+            for (const j of judged) {
+                const run = runs[j.index];
+                if (!run || run.killedBy || run.timedOut)
+                    continue;
+                const { problems, tests } = judgeRun(j, run, input.baseline?.[j.index], input.checks[j.index].run, cwd);
+                // The count the record and the pull request show: the report's, without the canaries.
+                if (tests)
+                    run.tests = tests;
+                if (j.plan)
+                    run.passed = problems.length === 0;
+                else if (problems.length > 0)
+                    run.passed = false;
+                if (problems.length === 0)
+                    continue;
+                const text = problems.join('\n');
+                run.tail = `${run.tail}\n${text}\n`.slice(-2000);
+                failures.push({ name: run.name, output: text });
+            }
+            return failures;
+        }
+    };
+}
+/** Why the gate's report fails it (none: it passes). */
+function judgeRun(j, run, start, command, cwd) {
+    let text;
+    try {
+        text = (0,external_node_fs_.readFileSync)(j.report, 'utf8');
+    }
+    catch {
+        text = '';
+    }
+    let report;
+    try {
+        report = parseReport(j.runner, text, cwd);
+    }
+    catch (error) {
+        return {
+            problems: [
+                `${j.runner} wrote no report the action could read (${error.message}): the tests were not run as the gate says`
+            ]
+        };
+    }
+    if (j.plan) {
+        const verdict = judgeCanaries(j.plan, report, run.exitCode);
+        if (!verdict.ok)
+            return { problems: [CANARY_FAILURE, ...verdict.problems.map(p => `  ${p}`)] };
+        report = verdict.report;
+    }
+    const problems = countProblems(report, j.targets, undefined);
+    const now = report.tests.filter(t => t.outcome !== 'skipped').length;
+    const skipped = report.tests.length - now;
+    const before = start?.run === command ? start.tests : undefined;
+    if (before && now < before.run)
+        problems.push(`${j.runner} ran ${before.run} tests at the start and ${now} now, by the report it wrote`);
+    if (before && skipped > before.skipped)
+        problems.push(`${j.runner} skipped ${before.skipped} tests at the start and ${skipped} now, by the report it wrote`);
+    const failed = report.tests.filter(t => t.outcome === 'failed').length;
+    return { problems, tests: { run: now, passed: now - failed, failed, skipped } };
+}
+
 ;// CONCATENATED MODULE: ./src/loop/verify.ts
 // The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
 // checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
 // tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
 // only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
+
+
 
 
 
@@ -54490,14 +55762,25 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git);
         await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv);
         await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout });
+        const unlike = await applyCloneAttributes(checkout, commit, ports.gitEnv);
         // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
         // there), so its git may read it and no process can swap a path while it is put back.
         let guarded;
         const reverted = base !== undefined
             ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
             : [];
-        giveBack = await ports.lend?.(checkout);
         const cwd = projectIn(checkout, repoRoot, env.workTree);
+        const judges = prepareJudges({
+            checks: env.config.checks,
+            runners: counting.testRunners,
+            baseline: counting.baseline?.checks,
+            protectedTests: testsOfProject(env.protection?.paths, external_node_path_default().relative(checkout, cwd)),
+            cwd,
+            folder
+        });
+        for (const message of judges.notes)
+            env.emit({ type: 'warning', message });
+        giveBack = await ports.lend?.(checkout);
         const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
         const setup = await runSetup(env, cwd, dir);
         const verification = {
@@ -54514,6 +55797,10 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         const failures = [];
         if (setup.interrupted)
             verification.verdict = 'interrupted';
+        else if (unlike.length > 0) {
+            verification.verdict = 'failed';
+            failures.push({ name: 'clean checkout', output: unlike.join('\n') });
+        }
         else if (setup.runs.some(run => !run.passed)) {
             verification.verdict = 'failed';
             for (const run of setup.runs.filter(r => !r.passed))
@@ -54522,12 +55809,16 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         else {
             env.onPhase('check');
             // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
-            const gates = await runChecks(env.config.checks, gateContext(env, counting, cwd, dir)).finally(() => env.onPhase(undefined));
-            verification.checks = gates.runs;
+            const context = gateContext(env, { ...counting, ...(judges.runners ? { testRunners: judges.runners } : {}) }, cwd, dir);
+            const gates = await runChecks(judges.checks, context).finally(() => env.onPhase(undefined));
+            const judged = judges.judge(gates.runs);
+            verification.checks = gates.runs.map((run, i) => ({ ...run, run: env.config.checks[i].run }));
             verification.checksMs = gates.wallMs;
-            failures.push(...gates.failures);
+            failures.push(...gates.failures.filter(f => !gates.runs.some(r => r.name === f.name && r.passed)), ...judged);
             // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
-            const during = guarded && !gates.interrupted ? await findChanges(guarded) : [];
+            const during = guarded && !gates.interrupted
+                ? (await findChanges(guarded)).filter(c => !judges.canaryOnly(external_node_path_default().relative(cwd, external_node_path_default().join(checkout, c.path))))
+                : [];
             if (during.length > 0) {
                 const run = changedDuringGates(during);
                 verification.checks = [...verification.checks, run];
@@ -56758,6 +58049,376 @@ async function setupStep(run, resumed) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/loop/protect-rules/editable.ts
+/** The one rule `editable` stands for: every path, except those its globs name. */
+function editableRule(editable) {
+    return {
+        glob: '**',
+        scope: 'all',
+        why: `not editable (editable: ${editable.join(', ')})`,
+        except: [...editable]
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect-rules/read-by-judges.ts
+// Files the judges read that nothing protected yet (#37): what a protected file sources (`source`, `.`), includes
+// (make's `include`), runs (a Makefile's recipe, a package.json script's script), names as setup (`--import`,
+// `--require`, jest's setupFiles*, globalSetup, moduleNameMapper targets…), and the data files a protected test
+// opens by a literal path. Each is one rule over the start commit's texts: pure, paths relative to the top.
+
+
+/** `word` as a path of the start commit, relative to `dirs` in turn (undefined: none has it, or it is no path). */
+function resolve(facts, word, dirs) {
+    if (word === '' || /[$*?[{`]/.test(word) || external_node_path_default().posix.isAbsolute(word))
+        return undefined;
+    for (const dir of dirs) {
+        const rel = external_node_path_default().posix.normalize(external_node_path_default().posix.join(dir, word.replace(/^<rootDir>\//, '')));
+        if (!rel.startsWith('..') && facts.files.has(rel))
+            return rel;
+    }
+    return undefined;
+}
+const dirOf = (file) => (external_node_path_default().posix.dirname(file) === '.' ? '' : external_node_path_default().posix.dirname(file));
+const isMakefile = (file) => /(^|\/)(GNUmakefile|[Mm]akefile|[^/]+\.mk)$/.test(file);
+const isShell = (file, text) => /\.(sh|bash)$/.test(file) || /^#!.*\b(ba|da|z|k)?sh\b/.test(text);
+/** What each protected shell script sources (`source f`, `. f`), from its folder or the project's. */
+function sourcedFiles(facts) {
+    const found = [];
+    for (const [file, text] of facts.texts) {
+        if (!isShell(file, text) && !isMakefile(file))
+            continue;
+        for (const m of text.matchAll(/(?:^|[;&|(]\s*|\t)(?:source|\.)\s+(\S+)/gm)) {
+            const hit = resolve(facts, m[1].replace(/^["']|["';]+$/g, ''), [facts.projectDir, dirOf(file)]);
+            if (hit)
+                found.push(hit);
+        }
+    }
+    return [...new Set(found)];
+}
+/** What each protected makefile includes, and the files its recipes run (`sh run-tests.sh`, `./check.sh`). */
+function makeFiles(facts) {
+    const found = [];
+    for (const [file, text] of facts.texts) {
+        if (!isMakefile(file))
+            continue;
+        const dirs = [facts.projectDir, dirOf(file)];
+        for (const line of text.split('\n')) {
+            const include = /^\s*-?s?include\s+(.+)$/.exec(line);
+            const words = include
+                ? include[1].split(/\s+/)
+                : line.startsWith('\t')
+                    ? filesRun(line.slice(1).replace(/^[@+-]+/, ''))
+                    : [];
+            for (const word of words) {
+                const hit = resolve(facts, word, dirs);
+                if (hit)
+                    found.push(hit);
+            }
+        }
+    }
+    return [...new Set(found)];
+}
+const PRELOAD_FLAGS = /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--experimental-test-coverage-include)$/;
+const PRELOAD_INLINE = /^(?:--require|--import|--loader|--experimental-loader|--env-file)=(.+)$/;
+/** jest's keys that name files it loads before or around the tests. */
+const JEST_KEYS = /^(setupFiles|setupFilesAfterEnv|globalSetup|globalTeardown|testEnvironment|moduleNameMapper|testSequencer|snapshotResolver|resolver|transform|testRunner|reporters|watchPlugins|dependencyExtractor|prettierPath)$/;
+/** The strings anywhere under `value` (a JSON value). */
+function strings(value) {
+    if (typeof value === 'string')
+        return [value];
+    if (Array.isArray(value))
+        return value.flatMap(strings);
+    if (value && typeof value === 'object')
+        return Object.values(value).flatMap(strings);
+    return [];
+}
+/**
+ * What a protected package.json or runner configuration names as setup: every script's preloads (`--import f`,
+ * `-r f`) and the files its scripts run; jest's setup keys' paths (`<rootDir>/…`, `./…`); in a configuration
+ * file that is code (jest.config.js), every string that is a relative path.
+ */
+function setupFiles(facts) {
+    const found = [];
+    for (const [file, text] of facts.texts) {
+        const dirs = [dirOf(file), facts.projectDir];
+        const add = (word) => {
+            const hit = resolve(facts, word, dirs);
+            if (hit)
+                found.push(hit);
+        };
+        if (external_node_path_default().posix.basename(file) === 'package.json') {
+            let parsed;
+            try {
+                parsed = JSON.parse(text);
+            }
+            catch {
+                continue;
+            }
+            for (const script of strings(parsed.scripts)) {
+                const words = script.split(/\s+/);
+                words.forEach((w, i) => {
+                    if (PRELOAD_FLAGS.test(w) && words[i + 1])
+                        add(words[i + 1]);
+                    const inline = PRELOAD_INLINE.exec(w);
+                    if (inline)
+                        add(inline[1]);
+                });
+                for (const run of filesRun(script))
+                    add(run);
+            }
+            if (parsed.jest && typeof parsed.jest === 'object')
+                for (const [key, value] of Object.entries(parsed.jest))
+                    if (JEST_KEYS.test(key))
+                        for (const s of strings(value))
+                            add(s);
+            continue;
+        }
+        if (/(^|\/)(jest|vitest|vite)\.(config|setup)\.[cm]?[jt]s$|(^|\/)jest\.config\.json$/.test(file))
+            for (const m of text.matchAll(/(['"`])((?:<rootDir>\/|\.{1,2}\/)[^'"`\n]+)\1/g))
+                add(m[2]);
+    }
+    return [...new Set(found)];
+}
+/** Extensions of code (what the agent is asked to change), never data a test reads. */
+const CODE = /\.([cm]?[jt]sx?|py|go|rb|rs|java|kt|c|h|cc|cpp|hpp|cs|php|swift|scala|sh)$/;
+/**
+ * The data files a protected test opens by a literal path: each quoted string of a test file that names a file
+ * of the start commit that is not code, from the test's folder or the project's.
+ */
+function dataFiles(facts, tests) {
+    const found = [];
+    for (const [file, text] of facts.texts) {
+        if (!tests.has(file))
+            continue;
+        for (const m of text.matchAll(/(['"`])([^'"`\n]{1,300})\1/g)) {
+            const hit = resolve(facts, m[2].replace(/^\.\//, ''), [dirOf(file), facts.projectDir]);
+            if (hit && !CODE.test(hit))
+                found.push(hit);
+        }
+    }
+    return [...new Set(found)];
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect-rules/shadows.ts
+// Modules from the tree that shadow what the judges load (#37). Two rules: a new top-level Python module named as
+// the standard library or an installed distribution (`python -m pytest` puts the tree first on sys.path, so an
+// `iniconfig.py` replaces pytest's own dependency); and a new file in a protected test's folder that a name the
+// test imports would find first (`tests/calc.py` before `./calc.py`; `test/util.js` before `test/util/index.js`).
+
+
+const PY_IMPORT = /^\s*(?:from\s+([A-Za-z_]\w*)[\w.]*\s+import\b|import\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*))/gm;
+const JS_RELATIVE = /(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)(['"])(\.{1,2}\/[^'"]*)\1/gm;
+const JS_EXTENSIONS = ['', '.js', '.cjs', '.mjs', '.json', '.node', '.ts', '.cts', '.mts', '.jsx', '.tsx'];
+/** The top-level names a Python import statement of `text` names. */
+function pythonImports(text) {
+    const names = new Set();
+    for (const m of text.matchAll(PY_IMPORT)) {
+        if (m[1])
+            names.add(m[1]);
+        for (const part of (m[2] ?? '').split(','))
+            if (part.trim())
+                names.add(part.trim().split('.')[0]);
+    }
+    return [...names];
+}
+/** The relative specifiers of `require`, `import` and `export … from` in `text`. */
+function relativeSpecifiers(text) {
+    return [...new Set([...text.matchAll(JS_RELATIVE)].map(m => m[2]))];
+}
+/** The paths node or a bundler may resolve `spec` to from `dir` (relative to the top). */
+function resolutionCandidates(dir, spec) {
+    const target = external_node_path_default().posix.normalize(external_node_path_default().posix.join(dir, spec)).replace(/\/$/, '');
+    if (target.startsWith('..'))
+        return [];
+    return [
+        ...JS_EXTENSIONS.map(ext => `${target}${ext}`),
+        `${target}/package.json`,
+        ...JS_EXTENSIONS.filter(Boolean).map(ext => `${target}/index${ext}`)
+    ].filter(p => p !== '.' && p !== '');
+}
+const braces = (names) => (names.length === 1 ? names[0] : `{${names.join(',')}}`);
+const under = (dir, rest) => (dir === '' ? rest : `${dir}/${rest}`);
+/**
+ * New top-level Python modules (at the top and in the project) named as one of `installed` (the standard
+ * library's and the installed distributions' top-level names); a name the start commit has is the project's own.
+ */
+function topLevelShadowRules(files, dirs, installed) {
+    const rules = [];
+    const safe = installed.filter(n => /^[A-Za-z_]\w*$/.test(n));
+    for (const dir of new Set(dirs)) {
+        const names = safe.filter(n => !files.has(under(dir, `${n}.py`)) && !files.has(under(dir, `${n}/__init__.py`)));
+        if (names.length === 0)
+            continue;
+        const why = 'auto: a new top-level module named as an installed one (it would shadow it)';
+        // A folder without __init__.py is a namespace package, found only where no module is: it shadows nothing.
+        rules.push({ glob: under(dir, `${braces(names)}.py`), scope: 'all', why });
+        rules.push({ glob: under(dir, `${braces(names)}/__init__.py`), scope: 'all', why });
+    }
+    return rules;
+}
+/**
+ * New files in a protected test's folder that what the test imports would find first: the Python names it
+ * imports that are modules at one of `roots` (the top, the project), beside it; each relative specifier's
+ * resolution candidates before the one the start commit has.
+ */
+function testFolderShadowRules(files, tests, roots) {
+    const globs = new Set();
+    for (const [file, text] of tests) {
+        const dir = external_node_path_default().posix.dirname(file) === '.' ? '' : external_node_path_default().posix.dirname(file);
+        if (file.endsWith('.py')) {
+            // pytest puts the test's folder first on sys.path: a new module there shadows the project's of that name.
+            if (dir === '')
+                continue;
+            const isModule = (d, name) => files.has(under(d, `${name}.py`)) || files.has(under(d, `${name}/__init__.py`));
+            for (const name of pythonImports(text)) {
+                if (isModule(dir, name) || !roots.some(root => isModule(root, name)))
+                    continue;
+                globs.add(under(dir, `${name}.py`));
+                globs.add(under(dir, `${name}/__init__.py`));
+            }
+            continue;
+        }
+        // What resolves first wins: the candidates before the one the start commit has (none: a module to write).
+        for (const spec of relativeSpecifiers(text)) {
+            const candidates = resolutionCandidates(dir, spec);
+            const found = candidates.findIndex(c => files.has(c));
+            for (const candidate of candidates.slice(0, Math.max(found, 0)))
+                globs.add(candidate);
+        }
+    }
+    return [...globs].map(glob => ({
+        glob,
+        scope: 'all',
+        why: 'auto: a new file a protected test would import instead of the one it imports'
+    }));
+}
+/** The standard library's and the installed distributions' top-level module names, by the system's python3. */
+function installedPythonModules(python = 'python3') {
+    const program = 'import sys, pkgutil; print("\\n".join(sorted(set(sys.stdlib_module_names) | {m.name for m in pkgutil.iter_modules()})))';
+    return new Promise(resolve => {
+        // -I: no user site, no PYTHON* variable, no current folder on the path (the tree's modules are not listed).
+        (0,external_node_child_process_namespaceObject.execFile)(python, ['-I', '-c', program], { cwd: '/', timeout: 20_000 }, (error, stdout) => resolve(error ? [] : stdout.split('\n').filter(Boolean)));
+    });
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect-rules/tool-folders.ts
+/** Where installers put what they install: a new path under one is removed before the gates run. */
+const TOOL_FOLDER_GLOBS = [
+    '**/node_modules/**',
+    '**/*.dist-info/**',
+    '**/*.egg-info/**',
+    '**/*.egg-link',
+    '**/*.pth',
+    '**/site-packages/**',
+    '**/__pypackages__/**',
+    '**/pyvenv.cfg',
+    '**/.venv/**',
+    '**/venv/**',
+    '**/.tox/**',
+    '**/.nox/**',
+    '**/.yarn/**',
+    '**/.pnp.*',
+    '**/vendor/bin/**'
+];
+/** A .gitignore line that keeps a tool folder out (`node_modules/`, `/.venv`, `*.egg-info`…). */
+const IGNORES_TOOLS = /^\/?(\*\*\/)?(node_modules|\.venv|venv|__pypackages__|\.tox|\.nox|[^/\s]*\.(dist|egg)-info|site-packages)\/?\s*$/;
+/** The rules for tool folders, given the start commit's files and the .gitignore texts among them. */
+function toolFolderRules(texts) {
+    const rules = TOOL_FOLDER_GLOBS.map(glob => ({
+        glob,
+        scope: 'all',
+        why: 'auto: a dependency or tool folder (never the work; a runner would load it)'
+    }));
+    rules.push({
+        glob: '**/.gitattributes',
+        scope: 'all',
+        why: 'auto: .gitattributes (it decides the bytes a clone gets)'
+    });
+    for (const [file, text] of texts)
+        if ((file === '.gitignore' || file.endsWith('/.gitignore')) &&
+            text.split('\n').some(l => IGNORES_TOOLS.test(l.trim())))
+            rules.push({ glob: file, scope: 'base', why: 'auto: a .gitignore that keeps dependency folders out' });
+    return rules;
+}
+
+;// CONCATENATED MODULE: ./src/loop/protect-rules/index.ts
+
+
+
+
+
+
+/** Texts larger than this are not read for the names they give (a data file, a bundle). */
+const MOST_TEXT = 256 * 1024;
+/** How many times what a newly protected file names is looked at (make includes a makefile that includes…). */
+const ROUNDS = 4;
+/** The start commit's texts of `files` (those small enough to be read). */
+async function textsOf(top, entries, files) {
+    const wanted = files.filter(f => entries.get(f)?.mode.startsWith('1006') || entries.get(f)?.mode === '100755');
+    const blobs = await readBlobs(top, wanted.map(f => entries.get(f).oid));
+    const texts = new Map();
+    for (const file of wanted) {
+        const blob = blobs.get(entries.get(file).oid);
+        if (blob && blob.length <= MOST_TEXT && !blob.includes(0))
+            texts.set(file, blob.toString('utf8'));
+    }
+    return texts;
+}
+/**
+ * The rules `auto` adds to `rules` (already `auto`'s and the setting's) for the run at `top` whose start commit's
+ * files are `entries`.
+ */
+async function moreRules(top, entries, rules, facts) {
+    const files = new Set(entries.keys());
+    const added = [];
+    const all = () => [...rules, ...added];
+    const ignores = [...files].filter(f => f === '.gitignore' || f.endsWith('/.gitignore'));
+    added.push(...toolFolderRules(await textsOf(top, entries, ignores)));
+    const roots = [...new Set(['', facts.projectDir])];
+    if ([...files].some(f => f.endsWith('.py')))
+        added.push(...topLevelShadowRules(files, roots, await installedPythonModules()));
+    const isTest = (f) => TEST_FILE_GLOBS.some(g => globMatches(g, f));
+    let texts = new Map();
+    for (let round = 0; round < ROUNDS; round++) {
+        const protectedFiles = [...files].filter(f => !texts.has(f) && ruleFor(all(), f, true));
+        if (protectedFiles.length === 0)
+            break;
+        texts = new Map([...texts, ...(await textsOf(top, entries, protectedFiles))]);
+        if (round === 0)
+            added.push(...testFolderShadowRules(files, new Map([...texts].filter(([f]) => isTest(f))), roots));
+        const judges = { files, texts, projectDir: facts.projectDir };
+        const named = [
+            ...sourcedFiles(judges).map(f => [f, 'auto: a file a protected script sources']),
+            ...makeFiles(judges).map(f => [f, 'auto: a file a protected makefile includes or runs']),
+            ...setupFiles(judges).map(f => [f, 'auto: a file a protected configuration names as setup']),
+            ...dataFiles(judges, new Set([...texts.keys()].filter(isTest))).map(f => [f, 'auto: a data file a protected test opens'])
+        ].filter(([f]) => !ruleFor(all(), f, true));
+        for (const [glob, why] of new Map(named))
+            added.push({ glob, scope: 'base', why });
+    }
+    return added;
+}
+/**
+ * The run's protections: `protectionOf`'s (the setting's rules, `auto` expanded), with what `auto` grew (#37)
+ * and `editable`'s rule; undefined when there is none (protection off and no `editable`).
+ */
+async function protectionOfRun(config, workTree, base) {
+    const protection = await protectionOf(config, workTree, base);
+    const editable = config.editable ?? [];
+    const auto = (config.protect ?? []).includes('auto');
+    if (!auto && editable.length === 0)
+        return protection;
+    const top = protection?.top ?? (await resolve_repositoryTop(workTree));
+    const rules = [...(protection?.rules ?? [])];
+    if (auto) {
+        const projectDir = insideTop(top, workTree) ?? '';
+        rules.push(...(await moreRules(top, await baseEntries(top, base), rules, { checks: config.checks, projectDir })));
+    }
+    if (editable.length > 0)
+        rules.push(editableRule(editable));
+    return resolve_protectionFromRules(top, base, rules, protection?.guardrails);
+}
+
 ;// CONCATENATED MODULE: ./src/loop/steps/start.ts
 
 async function recordStart(run, memory, resumed) {
@@ -56780,7 +58441,7 @@ async function recordStart(run, memory, resumed) {
         ...(commit !== undefined ? { startCommit: commit } : {})
     };
     if (config.protect && commit !== undefined) {
-        const protection = await protectionOf(config, env.workTree, commit);
+        const protection = await protectionOfRun(config, env.workTree, commit);
         if (protection) {
             run.env = { ...env, protection };
             status.protected = {
@@ -57764,7 +59425,7 @@ function readLease(value, path) {
         },
         opened: time(l.opened, `${path}.opened`),
         deadline: time(l.deadline, `${path}.deadline`),
-        draws: format_list(l.draws, `${path}.draws`).map((d, i) => draw(d, `${path}.draws[${i}]`))
+        draws: format_list(l.draws, `${path}.draws`).map((d, i) => format_draw(d, `${path}.draws[${i}]`))
     };
     if (l.ralph !== undefined)
         out.ralph = format_name(l.ralph, `${path}.ralph`);
@@ -57785,7 +59446,7 @@ function format_text(value, path) {
         fail(path, 'a name of one line (at most 200 characters)', value);
     return value;
 }
-function draw(value, path) {
+function format_draw(value, path) {
     const d = record(value, path);
     keys(d, path, ['at', 'usd']);
     return { at: time(d.at, `${path}.at`), usd: amount(d.usd, `${path}.usd`) };
@@ -59252,7 +60913,8 @@ function readState() {
         gitSnapshot: text('gitSnapshot'),
         credentials: text('credentials'),
         egress: text('egress'),
-        lease: text('lease')
+        lease: text('lease'),
+        leaseCovered: text('leaseCovered')
     };
 }
 /** What this process saved (post reads it from the environment; main's later steps from here). */
@@ -59277,6 +60939,8 @@ const savedHere = (key) => saved.get(key) === 'true';
 /**
  * One request's worth: a run that cannot reserve this much runs no agent (a request's worst case is its
  * whole output limit at the model's price; the proxy refuses, one by one, those this does not cover).
+ * Fixed, not priced: before the agent's first request nobody knows its model or output limit (the agent
+ * picks both, per request); this decides only whether a run starts, never what a request may spend.
  */
 const ONE_REQUEST_USD = 0.05;
 /** The events a person starts, whose login `budget-per-requester` is keyed on. */
@@ -59321,7 +60985,7 @@ async function reserveLease(run) {
         // Post settles it when main does not (a cancel); main clears it once settled.
         saveState('lease', JSON.stringify(lease.state()));
         core/* info */.pq(`The repository's budget: reserved ${formatUsd(microsOf(lease.grantedUsd(), 'down'))} (lease ${lease.id}); ${leftWords(lease.status())}.`);
-        return { held: { cap: lease, lease, store, status: lease.status() } };
+        return { held: { cap: notedForPost(lease), lease, store, status: lease.status() } };
     }
     catch (error) {
         await store?.close();
@@ -59329,6 +60993,31 @@ async function reserveLease(run) {
             return { failed: error.message };
         throw error;
     }
+}
+/**
+ * The lease as the model proxy's cap, what it covered written down for post as it grows: no request goes up
+ * uncovered, so a main killed mid-request spent no more than the last total covered (and the lease, saved again
+ * after each top-up, is what settling in full means).
+ */
+function notedForPost(lease) {
+    let covered = 0;
+    let granted = lease.grantedUsd();
+    return {
+        grantedUsd: () => lease.grantedUsd(),
+        refusal: () => lease.refusal(),
+        cover: async (totalUsd) => {
+            const ok = await lease.cover(totalUsd);
+            if (lease.grantedUsd() > granted) {
+                granted = lease.grantedUsd();
+                saveState('lease', JSON.stringify(lease.state()));
+            }
+            if (ok && totalUsd > covered) {
+                covered = totalUsd;
+                saveState('leaseCovered', String(totalUsd));
+            }
+            return ok;
+        }
+    };
 }
 const budget_usd = (state) => formatUsd(state.lease.draws.reduce((sum, draw) => sum + draw.usd, 0));
 /** `$0.41 left today, $12.41 this month` (the repository's windows, then a requester's). */
@@ -59347,7 +61036,8 @@ function leftWords(status) {
  * the step ends green, as a refusal does.
  */
 async function budgetSpent(refused, status, reply) {
-    const line = `${refused.charAt(0).toUpperCase()}${refused.slice(1)}. No agent ran.`;
+    // Sentence case for "the repository's budget …"; a requester's login stays as GitHub spells it.
+    const line = `${refused.replace(/^the /, 'The ')}. No agent ran.`;
     core/* warning */.$e(line);
     if (reply.issueNumber !== undefined && reply.octokit)
         await postRefusal(await reply.octokit(), { ...reply.repo, issueNumber: reply.issueNumber }, `${line}\n`, m => core/* warning */.$e(m));
@@ -59434,8 +61124,20 @@ function savedLease(text) {
     const parsed = parseLeaseState(text);
     return 'problem' in parsed ? undefined : parsed;
 }
-/** What post settles a lease at: the record's spend (this job's), or nothing known (in full). */
-const recordSpendUsd = (status) => status ? ownSpendUsd(status) : undefined;
+/**
+ * What post settles a lease at: the record's spend (this job's) when main finished it; after a killed main, the
+ * record lacks the iteration in flight, so the most the proxy had covered when it is more; nothing known: in
+ * full (undefined).
+ */
+function postSpendUsd(status, covered, mainFinished) {
+    const recorded = status ? ownSpendUsd(status) : undefined;
+    if (mainFinished && recorded !== undefined)
+        return recorded;
+    const most = covered === undefined ? NaN : Number(covered);
+    if (!Number.isFinite(most))
+        return recorded;
+    return Math.max(most, recorded ?? 0);
+}
 
 ;// CONCATENATED MODULE: ./src/github/own-work.ts
 /** The account GITHUB_TOKEN acts as. */
@@ -59813,6 +61515,7 @@ function render(report, options, taskLimit, rows) {
         ].join('\n'),
         ['### Gates', '', gateEvidence(status)].join('\n'),
         ['### Iterations', '', iterationTable(status, rows)].join('\n'),
+        ...(options.review ? [options.review.trimEnd()] : []),
         ...(revertList(status) ? [[REVERTS_HEADING, '', REVERTS_INTRO, '', revertList(status)].join('\n')] : []),
         ...(status.notDelivered?.length
             ? [
@@ -61212,6 +62915,7 @@ function readInputs(env = process.env) {
         verify: parseVerify(read.text('verify')),
         maxTurns: read.positiveInteger('max-turns'),
         protectedPaths: protectedPathsInput(read.lines('protected-paths')),
+        editable: editableInput(read.lines('editable')),
         installAgent: installAgentInput(read.text('install-agent')),
         modelProxy: modelProxyInputs({
             on: modelProxyMode(read.text('model-proxy')),
@@ -61297,6 +63001,14 @@ function protectedPathsInput(lines) {
     const parsed = parseProtectSetting(globs);
     if ('problem' in parsed)
         throw new InputError(`Input 'protected-paths': ${parsed.problem}.`);
+    return parsed;
+}
+/** `editable`: globs one a line or comma separated, like protected-paths; undefined when empty. */
+function editableInput(lines) {
+    const globs = lines.flatMap(line => line.split(/,(?![^{]*\})/).map(item => item.trim())).filter(Boolean);
+    const parsed = parseEditableSetting(globs);
+    if (parsed !== undefined && 'problem' in parsed)
+        throw new InputError(`Input 'editable': ${parsed.problem}.`);
     return parsed;
 }
 /** `verify`: clean or tree; empty leaves it to the ralph's `verify:` (else clean). */
@@ -61445,8 +63157,8 @@ function withBudgetLeft(ending, outcome) {
  * settled at what the run's record says this job spent, in full when no record says it. A warning, never a
  * failure: post must not fail a job.
  */
-async function settleInPost(leaseText, status) {
-    const state = savedLease(leaseText);
+async function settleInPost(saved, status) {
+    const state = savedLease(saved.lease);
     if (!state)
         return;
     try {
@@ -61455,7 +63167,7 @@ async function settleInPost(leaseText, status) {
         if (!inputs.budget)
             return;
         const run = { budget: { ...inputs.budget, ref: state.ref }, token: inputs.githubToken, context };
-        await settleState(run, state, recordSpendUsd(status));
+        await settleState(run, state, postSpendUsd(status, saved.leaseCovered, saved.finished));
     }
     catch (error) {
         core/* warning */.$e(`The lease ${state.lease.id} could not be settled: ${error.message} It counts in full until its deadline; release it by hand (ralph-action budget release).`);
@@ -62009,6 +63721,26 @@ async function actionsMayCreatePullRequests(octokit, repo) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/action/steps/evidence.ts
+// The pull request's "Review these" (#37): the lines the delivered commit adds that touch what a test runner judges
+// by, flagged with file and line for a reviewer (verdict/evidence.ts decides what is flagged; never a refusal).
+
+
+
+/** The section for the diff from `base` to `commit` in `workTree` (empty: nothing to flag, or no diff to read). */
+async function reviewTheseSection(workTree, base, commit) {
+    try {
+        // No textconv or external diff of the tree's: git's own diff of the two commits' blobs.
+        const diff = await gitBytes(workTree, ['diff', '--no-ext-diff', '--no-textconv', '-U0', base, commit, '--'], 
+        // The action's hermetic git: under isolation none the job's ~/.gitconfig is the agent's (trace2 into the record).
+        { env: hermeticGitEnvironment() });
+        return reviewSection(scanDiff(diff.toString('utf8')));
+    }
+    catch (error) {
+        return `### Review these\n\nThe delivered diff could not be read for review flags: ${error.message}\n`;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/action/delivery-decision.ts
 function decideDelivery(facts) {
     const { pr, success, branch } = facts;
@@ -62046,6 +63778,7 @@ function decideDelivery(facts) {
 // Step 5, deliver: what the inputs say to do with the work for this outcome (delivery-decision.ts, a pure
 // decision tested with a table), then the push and the pull request. Known failures come back as sentences with their fix (for
 // setFailed and the summary), never as stack traces. The checkout is given back whatever happened.
+
 
 
 
@@ -62195,7 +63928,8 @@ async function deliverWork(prepared, result, head, decided) {
                 note: `Proposed for pull request #${plan.trigger.proposeTo.number}: ${plan.trigger.proposeTo.reason}.`
             }
             : {}),
-        failing: !result.success
+        failing: !result.success,
+        review: await reviewTheseSection(workTree, branch.baseSha, delivery.commit ?? commit)
     });
     core/* startGroup */.Oh('Opening or updating the pull request');
     try {
@@ -63267,6 +65001,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
         ...(modelProxy ? { modelProxy } : {}),
         // The verdict is the action's: what judges the agent is put back before every gate run (auto by default).
         protect: inputs.protectedPaths ?? ralph.protected ?? ['auto'],
+        ...((inputs.editable ?? ralph.editable) ? { editable: inputs.editable ?? ralph.editable } : {}),
         ...(promptText !== undefined ? { promptText } : {}),
         ...(promptAppendix !== undefined ? { promptAppendix } : {})
     });
@@ -66751,6 +68486,7 @@ async function agentJob(read, kind, signal) {
 
 
 
+
 /** Fails the deliver step in one line (nothing was pushed). */
 const receive_refused = (line) => ({
     end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true }
@@ -66911,7 +68647,7 @@ async function checkHandover(prepared, received) {
     // What protects the repository is this job's to say: the ralph and the gates at the commit its branch starts
     // from, whatever older commit of the base the delivery was built on.
     const protection = plan.config.protect
-        ? await protectionOf(plan.config, workTree, branch.startSha)
+        ? await protectionOfRun(plan.config, workTree, branch.startSha)
         : undefined;
     if (protection) {
         const changed = await protectedInCommit(workTree, start, head, protection.rules, protection.guardrails);
@@ -67552,7 +69288,7 @@ function continuesIn(inputs, result, job) {
     if (job.branchWas === 'pr')
         return {
             continues: false,
-            why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
+            why: "a loop on a pull request's branch does not go on in another run (unverified work is never pushed there)"
         };
     // Its pull request, if it has one, shows what is there: unverified work is not pushed under it between jobs.
     if (job.branchWas === 'existing')
@@ -68014,7 +69750,7 @@ async function post() {
         // Main's end may still have left the checkout's credential out (a restore that failed): it goes back here.
         for (const warning of await credentialsAfterMain(state))
             core/* warning */.$e(warning);
-        await settleInPost(state.lease, recordStatus(state.recordDir));
+        await settleInPost(state, recordStatus(state.recordDir));
         core/* info */.pq('The main step finished; nothing left to do.');
         return;
     }
@@ -68022,7 +69758,7 @@ async function post() {
         for (const warning of await credentialsAfterMain(state))
             core/* warning */.$e(warning);
         await finaliseTracking(state, undefined);
-        await settleInPost(state.lease, undefined);
+        await settleInPost(state, undefined);
         core/* info */.pq('The main step did not start a loop; nothing to upload.');
         return;
     }
@@ -68038,7 +69774,7 @@ async function post() {
         core/* warning */.$e(`The run record could not be finished: ${error.message}`);
     }
     await finaliseTracking(state, status);
-    await settleInPost(state.lease, status);
+    await settleInPost(state, status);
     const context = readContext();
     const links = { run: context.runUrl };
     const wanted = uploadWanted();
