@@ -60943,8 +60943,14 @@ const savedHere = (key) => saved.get(key) === 'true';
  * picks both, per request); this decides only whether a run starts, never what a request may spend.
  */
 const ONE_REQUEST_USD = 0.05;
-/** The events a person starts, whose login `budget-per-requester` is keyed on. */
-const REQUESTED = new Set(['issue_comment', 'issues', 'pull_request', 'pull_request_target']);
+/** The events a person starts (a review round: the reviewer), whose login `budget-per-requester` is keyed on; a CI round has none. */
+const REQUESTED = new Set([
+    'issue_comment',
+    'issues',
+    'pull_request',
+    'pull_request_target',
+    'pull_request_review'
+]);
 const storeFor = (run) => LedgerStore.open({
     serverUrl: run.context.serverUrl,
     repository: `${run.context.repo.owner}/${run.context.repo.repo}`,
@@ -60953,7 +60959,7 @@ const storeFor = (run) => LedgerStore.open({
     log: message => core/* debug */.Yz(message),
     warn: message => core/* warning */.$e(message)
 });
-/** The requester a per-requester budget counts against: who asked, on a comment, a label or a pull request. */
+/** The requester a per-requester budget counts against: who asked, on a comment, a label, a pull request or a review. */
 function requesterOf(trigger) {
     return REQUESTED.has(trigger.event) ? trigger.actor?.login : undefined;
 }

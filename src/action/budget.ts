@@ -36,8 +36,14 @@ import { saveState } from './state.js'
  */
 export const ONE_REQUEST_USD = 0.05
 
-/** The events a person starts, whose login `budget-per-requester` is keyed on. */
-const REQUESTED = new Set(['issue_comment', 'issues', 'pull_request', 'pull_request_target'])
+/** The events a person starts (a review round: the reviewer), whose login `budget-per-requester` is keyed on; a CI round has none. */
+const REQUESTED = new Set([
+  'issue_comment',
+  'issues',
+  'pull_request',
+  'pull_request_target',
+  'pull_request_review'
+])
 
 /** What the job reserves for: who, which ralph, its own max-cost, and until when. */
 export interface BudgetRun {
@@ -73,7 +79,7 @@ const storeFor = (run: Pick<BudgetRun, 'budget' | 'token' | 'context'>): Promise
     warn: message => core.warning(message)
   })
 
-/** The requester a per-requester budget counts against: who asked, on a comment, a label or a pull request. */
+/** The requester a per-requester budget counts against: who asked, on a comment, a label, a pull request or a review. */
 export function requesterOf(trigger: Pick<Run, 'event' | 'actor'>): string | undefined {
   return REQUESTED.has(trigger.event) ? trigger.actor?.login : undefined
 }
