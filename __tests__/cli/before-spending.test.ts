@@ -52,7 +52,10 @@ describe('every program is looked for before the first agent run', () => {
       "  - { name: e, run: 'cd . && FOO=1 true' }\n" +
       '---\nx\n'
     const dir = project({ ...markingAgent, 'r/RALPH.md': ralph })
-    expect(cli(dir, 'validate', 'r')).toMatchObject({ code: 0, stdout: 'r/RALPH.md: OK\n' })
+    expect(cli(dir, 'validate', 'r')).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^r\/RALPH\.md: OK\n/)
+    })
     const r = cli(dir, 'run', 'r', '-n', '1', '--completion-tag', '', '--record-dir', recordOf(dir))
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
