@@ -40550,111 +40550,6 @@ var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 var external_node_url_ = __nccwpck_require__(73136);
 // EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 7 modules
 var core = __nccwpck_require__(33838);
-;// CONCATENATED MODULE: ./src/security/workflow-commands.ts
-// The Actions runner acts on two forms of workflow command in a step's stdout (actions/runner,
-// ActionCommand.cs): `::name …::data` at the start of a line after leading white space, and the legacy
-// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Its log viewer acts on terminal
-// escape sequences too: ANSI colours (a green "✓ gate passed" painted by the agent) and OSC 8 hyperlinks (a
-// link whose target is not the text shown). Text the agent, a check or an issue wrote is not ours to turn into
-// commands or paint, with or without a stolen ::stop-commands:: token, so every such text passes through here
-// before it reaches the log: each command form gets a zero-width space inside it, and each control character
-// is shown as a visible one.
-const ZWSP = '\u200b';
-// .NET's TrimStart removes every Char.IsWhiteSpace character: JavaScript's \s plus U+0085 (U+FEFF, which \s
-// also holds, is not one of them, so this errs on the safe side).
-const COMMAND_AT_LINE_START = /(^|[\r\n])([\s\u0085]*):(?=:)/g;
-const LEGACY_COMMAND = /##\[/g;
-// Every control character (Unicode's Cc: C0, DEL and C1) but tab and the line breaks: ESC and CSI start every
-// ANSI and OSC sequence, BEL and ST end one, and a terminal view reads the rest as controls too.
-const CONTROL = /(?![\t\n\r])\p{Cc}/gu;
-/** A control as a visible character: its Unicode control picture (ESC is ␛), or � for a C1 control (none has one). */
-const picture = (control) => {
-    const code = control.charCodeAt(0);
-    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
-};
-/** The text with every control character but tab, \n and \r shown as a visible one: no escape sequence is left. */
-function neutralizeTerminalControls(text) {
-    return text.replace(CONTROL, picture);
-}
-/**
- * The text with every workflow command defused and every terminal control made visible, and nothing else
- * changed: a line that would start with `::` becomes `:\u200b:…`, every `##[` becomes `##\u200b[`, and ESC
- * becomes ␛. Feed it whole lines (or whole texts): a command split across two calls is not seen.
- */
-function neutralizeWorkflowCommands(text) {
-    return neutralizeTerminalControls(text)
-        .replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`)
-        .replace(LEGACY_COMMAND, `##${ZWSP}[`);
-}
-/** Characters of one line held back at most before they are let out (a line may never end). */
-const MAX_HELD = 64 * 1024;
-/**
- * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
- * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
- */
-class WorkflowCommandFilter {
-    held = '';
-    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
-    lineBlank = true;
-    /** The text of `chunk` that can go out now, neutralized. */
-    push(chunk) {
-        this.held += chunk;
-        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
-        if (end >= 0) {
-            const out = this.release(this.held.slice(0, end + 1));
-            this.held = this.held.slice(end + 1);
-            this.lineBlank = true;
-            return out;
-        }
-        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
-        if (this.held.length <= MAX_HELD)
-            return '';
-        const out = this.release(this.held.slice(0, -2));
-        this.held = this.held.slice(-2);
-        return out;
-    }
-    /**
-     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
-     * caller ends the line if it was not ended: what is pushed next starts a new one.
-     */
-    flush() {
-        const out = this.release(this.held);
-        this.held = '';
-        this.lineBlank = true;
-        return out;
-    }
-    release(text) {
-        if (text === '')
-            return '';
-        // The middle of a line that already has text: a `::` in it is not at the line's start.
-        const out = this.lineBlank
-            ? neutralizeWorkflowCommands(text)
-            : neutralizeWorkflowCommands(`x${text}`).slice(1);
-        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
-        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
-        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
-        return out;
-    }
-}
-/** What a write of `chunk` in `encoding` puts in the log, as text. */
-const logText = (chunk, encoding) => typeof chunk !== 'string'
-    ? Buffer.from(chunk).toString('utf8')
-    : typeof encoding === 'string' && !/^utf-?8$/i.test(encoding)
-        ? Buffer.from(chunk, encoding).toString('utf8')
-        : chunk;
-/**
- * Makes every write to `stream` (the step's stdout or stderr: the job log) go through
- * neutralizeTerminalControls, whoever writes it: a file name in a warning, an error's message or a check's
- * output in an annotation can carry the agent's text into any line, and no line of ours needs a control.
- */
-function guardJobLog(stream) {
-    const write = stream.write.bind(stream);
-    stream.write = ((chunk, ...rest) => write(neutralizeTerminalControls(logText(chunk, rest[0])), 'utf8', rest.find(arg => typeof arg === 'function')));
-}
-
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(76760);
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 ;// CONCATENATED MODULE: ./src/proc/environ.ts
 // Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
 // strings the kernel put on the stack at exec, whatever the process did to its environment since). The
@@ -40832,6 +40727,9 @@ class BoundedCapture {
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(76760);
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 // EXTERNAL MODULE: external "node:perf_hooks"
 var external_node_perf_hooks_ = __nccwpck_require__(643);
 ;// CONCATENATED MODULE: external "node:timers/promises"
@@ -41701,6 +41599,108 @@ function keepHeapSmall() {
 
 
 
+
+;// CONCATENATED MODULE: ./src/security/workflow-commands.ts
+// The Actions runner acts on two forms of workflow command in a step's stdout (actions/runner,
+// ActionCommand.cs): `::name …::data` at the start of a line after leading white space, and the legacy
+// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Its log viewer acts on terminal
+// escape sequences too: ANSI colours (a green "✓ gate passed" painted by the agent) and OSC 8 hyperlinks (a
+// link whose target is not the text shown). Text the agent, a check or an issue wrote is not ours to turn into
+// commands or paint, with or without a stolen ::stop-commands:: token, so every such text passes through here
+// before it reaches the log: each command form gets a zero-width space inside it, and each control character
+// is shown as a visible one.
+const ZWSP = '\u200b';
+// .NET's TrimStart removes every Char.IsWhiteSpace character: JavaScript's \s plus U+0085 (U+FEFF, which \s
+// also holds, is not one of them, so this errs on the safe side).
+const COMMAND_AT_LINE_START = /(^|[\r\n])([\s\u0085]*):(?=:)/g;
+const LEGACY_COMMAND = /##\[/g;
+// Every control character (Unicode's Cc: C0, DEL and C1) but tab and the line breaks: ESC and CSI start every
+// ANSI and OSC sequence, BEL and ST end one, and a terminal view reads the rest as controls too.
+const CONTROL = /(?![\t\n\r])\p{Cc}/gu;
+/** A control as a visible character: its Unicode control picture (ESC is ␛), or � for a C1 control (none has one). */
+const picture = (control) => {
+    const code = control.charCodeAt(0);
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
+};
+/** The text with every control character but tab, \n and \r shown as a visible one: no escape sequence is left. */
+function neutralizeTerminalControls(text) {
+    return text.replace(CONTROL, picture);
+}
+/**
+ * The text with every workflow command defused and every terminal control made visible, and nothing else
+ * changed: a line that would start with `::` becomes `:\u200b:…`, every `##[` becomes `##\u200b[`, and ESC
+ * becomes ␛. Feed it whole lines (or whole texts): a command split across two calls is not seen.
+ */
+function neutralizeWorkflowCommands(text) {
+    return neutralizeTerminalControls(text)
+        .replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`)
+        .replace(LEGACY_COMMAND, `##${ZWSP}[`);
+}
+/** Characters of one line held back at most before they are let out (a line may never end). */
+const MAX_HELD = 64 * 1024;
+/**
+ * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
+ * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
+ */
+class WorkflowCommandFilter {
+    held = '';
+    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
+    lineBlank = true;
+    /** The text of `chunk` that can go out now, neutralized. */
+    push(chunk) {
+        this.held += chunk;
+        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
+        if (end >= 0) {
+            const out = this.release(this.held.slice(0, end + 1));
+            this.held = this.held.slice(end + 1);
+            this.lineBlank = true;
+            return out;
+        }
+        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
+        if (this.held.length <= MAX_HELD)
+            return '';
+        const out = this.release(this.held.slice(0, -2));
+        this.held = this.held.slice(-2);
+        return out;
+    }
+    /**
+     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
+     * caller ends the line if it was not ended: what is pushed next starts a new one.
+     */
+    flush() {
+        const out = this.release(this.held);
+        this.held = '';
+        this.lineBlank = true;
+        return out;
+    }
+    release(text) {
+        if (text === '')
+            return '';
+        // The middle of a line that already has text: a `::` in it is not at the line's start.
+        const out = this.lineBlank
+            ? neutralizeWorkflowCommands(text)
+            : neutralizeWorkflowCommands(`x${text}`).slice(1);
+        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
+        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
+        return out;
+    }
+}
+/** What a write of `chunk` in `encoding` puts in the log, as text. */
+const logText = (chunk, encoding) => typeof chunk !== 'string'
+    ? Buffer.from(chunk).toString('utf8')
+    : typeof encoding === 'string' && !/^utf-?8$/i.test(encoding)
+        ? Buffer.from(chunk, encoding).toString('utf8')
+        : chunk;
+/**
+ * Makes every write to `stream` (the step's stdout or stderr: the job log) go through
+ * neutralizeTerminalControls, whoever writes it: a file name in a warning, an error's message or a check's
+ * output in an annotation can carry the agent's text into any line, and no line of ours needs a control.
+ */
+function guardJobLog(stream) {
+    const write = stream.write.bind(stream);
+    stream.write = ((chunk, ...rest) => write(neutralizeTerminalControls(logText(chunk, rest[0])), 'utf8', rest.find(arg => typeof arg === 'function')));
+}
 
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
 // The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
@@ -58540,7 +58540,6 @@ async function workBeforeTheLoop(run, resumed) {
 
 
 
-
 /**
  * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`). `start`:
  * where the chain stands when this job resumes it (its iterations, cost, breaker and baseline count here).
@@ -58578,8 +58577,6 @@ async function inRun(config, ports, resumed, body) {
         }
     };
     const startedAt = clock.now();
-    // Each iteration forks programs: a heap that grew with the loop made its RSS, and every fork, grow too.
-    keepHeapSmall();
     const opened = await openRun(config, ports, startedAt);
     let metered;
     try {
@@ -69835,6 +69832,7 @@ async function post() {
 
 
 
+
 let mainRan = false;
 let guarded = false;
 /** The first call is the main step, the next the post step: as the runner's two starts of this file are. */
@@ -69861,13 +69859,16 @@ const started = () => {
         return false;
     }
 };
-if (started())
+if (started()) {
+    // V8's settings are the process's: set only when the runner started this file, never in a host that imports it.
+    keepHeapSmall();
     action_run().then(
     // Exit now: idle HTTP keep-alive sockets must not hold the step open.
     () => process.exit(), error => {
         core/* setFailed */.C1(`ralph-action: internal error (please report it): ${error?.stack ?? error}`);
         process.exit();
     });
+}
 
 var __webpack_exports__run = __webpack_exports__.e;
 export { __webpack_exports__run as run };

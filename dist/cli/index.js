@@ -8654,1059 +8654,6 @@ var __webpack_exports__ = {};
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_namespaceObject);
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_namespaceObject);
-;// CONCATENATED MODULE: ./src/proc/environ.ts
-// Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
-// strings the kernel put on the stack at exec, whatever the process did to its environment since). The
-// agent runs as a child of this process, so without this it could read the tokens the runner started us
-// with (INPUT_GITHUB-TOKEN, ACTIONS_RUNTIME_TOKEN) from /proc/<our pid>/environ. This overwrites their values
-// in that block, after moving the live variables to the heap (setenv copies them), where reading them needs
-// ptrace rights a child does not have over its parent. Linux only; elsewhere it does nothing.
-
-/** The initial environment's address range, from /proc/self/stat (fields 50 and 51, since Linux 3.5). */
-function environRange() {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const start = Number(fields[50 - 3]);
-    const end = Number(fields[51 - 3]);
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start <= 0 || end <= start)
-        return undefined;
-    return { start, end };
-}
-/**
- * Overwrites, in this process's initial environment block, the value of every variable `secret` names,
- * keeping each one usable by this process (process.env still answers it, from a heap copy).
- */
-function scrubInitialEnvironment(secret) {
-    if (process.platform !== 'linux')
-        return { scrubbed: [], skipped: 'not Linux' };
-    let range;
-    try {
-        range = environRange();
-    }
-    catch (error) {
-        return { scrubbed: [], skipped: `/proc/self/stat: ${error.message}` };
-    }
-    if (!range)
-        return { scrubbed: [], skipped: '/proc/self/stat has no environment range' };
-    // Move the live variables off the block first: unsetenv drops the pointer into it, setenv makes a copy.
-    for (const name of Object.keys(process.env)) {
-        if (!secret(name))
-            continue;
-        const value = process.env[name];
-        delete process.env[name];
-        process.env[name] = value;
-    }
-    let fd;
-    try {
-        fd = openSync('/proc/self/mem', 'r+');
-    }
-    catch (error) {
-        return { scrubbed: [], skipped: `/proc/self/mem: ${error.message}` };
-    }
-    try {
-        const block = Buffer.alloc(range.end - range.start);
-        const read = readSync(fd, block, 0, block.length, range.start);
-        const scrubbed = [];
-        let at = 0;
-        while (at < read) {
-            let nul = block.indexOf(0, at);
-            if (nul < 0 || nul > read)
-                nul = read;
-            const eq = block.indexOf(0x3d, at); // '='
-            if (eq > at && eq < nul) {
-                const name = block.toString('latin1', at, eq);
-                if (secret(name) && nul > eq + 1) {
-                    block.fill(0, eq + 1, nul);
-                    writeSync(fd, block, eq + 1, nul - eq - 1, range.start + eq + 1);
-                    scrubbed.push(name);
-                }
-            }
-            at = nul + 1;
-        }
-        return { scrubbed };
-    }
-    catch (error) {
-        return { scrubbed: [], skipped: `/proc/self/mem: ${error.message}` };
-    }
-    finally {
-        closeSync(fd);
-    }
-}
-
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
-;// CONCATENATED MODULE: external "node:perf_hooks"
-const external_node_perf_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
-;// CONCATENATED MODULE: ./src/proc/capture.ts
-/**
- * A byte buffer that keeps at most `capacity` bytes: while it has room it grows (so a 10-byte output
- * costs 10 bytes, not the whole limit), once full it overwrites its oldest bytes (a ring).
- */
-class ByteRing {
-    capacity;
-    buf = Buffer.alloc(0);
-    start = 0;
-    length = 0;
-    constructor(capacity) {
-        this.capacity = capacity;
-    }
-    append(data) {
-        const cap = this.capacity;
-        if (cap === 0 || data.length === 0)
-            return;
-        if (data.length >= cap) {
-            // Only the last `cap` bytes can survive; copy them instead of wrapping round and round.
-            if (this.buf.length < cap)
-                this.buf = Buffer.allocUnsafe(cap);
-            data.copy(this.buf, 0, data.length - cap);
-            this.start = 0;
-            this.length = cap;
-            return;
-        }
-        const needed = this.length + data.length;
-        if (this.buf.length < cap && needed > this.buf.length) {
-            // Not wrapped yet (start is 0 until the buffer reaches its capacity), so a plain copy keeps the order.
-            const grown = Buffer.allocUnsafe(Math.min(cap, Math.max(needed, this.buf.length * 2, 4096)));
-            this.buf.copy(grown, 0, 0, this.length);
-            this.buf = grown;
-        }
-        const size = this.buf.length;
-        const pos = (this.start + this.length) % size;
-        const first = Math.min(data.length, size - pos);
-        data.copy(this.buf, pos, 0, first);
-        if (first < data.length)
-            data.copy(this.buf, 0, first);
-        if (needed > size) {
-            this.start = (this.start + (needed - size)) % size;
-            this.length = size;
-        }
-        else {
-            this.length = needed;
-        }
-    }
-    /** A copy of the kept bytes, oldest first. */
-    bytes() {
-        const out = Buffer.allocUnsafe(this.length);
-        const firstLen = Math.min(this.length, this.buf.length - this.start);
-        this.buf.copy(out, 0, this.start, this.start + firstLen);
-        if (firstLen < this.length)
-            this.buf.copy(out, firstLen, 0, this.length - firstLen);
-        return out;
-    }
-}
-/**
- * Keeps the first half and the last half of a stream of chunks, whatever its size: memory is bounded by
- * `limit` bytes (plus nothing per chunk, since chunks are copied, never retained).
- */
-class BoundedCapture {
-    limit;
-    head;
-    tail;
-    totalBytes = 0;
-    constructor(limit) {
-        this.limit = limit;
-        const headLimit = Math.floor(limit / 2);
-        this.head = new ByteRing(headLimit);
-        // The odd byte goes to the tail: the end of an output is where errors usually are.
-        this.tail = new ByteRing(limit - headLimit);
-    }
-    push(chunk) {
-        this.totalBytes += chunk.length;
-        const roomInHead = this.head.capacity - this.head.length;
-        if (roomInHead > 0) {
-            this.head.append(roomInHead >= chunk.length ? chunk : chunk.subarray(0, roomInHead));
-            if (roomInHead >= chunk.length)
-                return;
-            chunk = chunk.subarray(roomInHead);
-        }
-        this.tail.append(chunk);
-    }
-    result() {
-        const truncated = this.totalBytes > this.limit;
-        if (!truncated) {
-            // Nothing was dropped: hand back all of it as one piece.
-            const head = this.tail.length === 0 ? this.head.bytes() : Buffer.concat([this.head.bytes(), this.tail.bytes()]);
-            return { head, tail: Buffer.alloc(0), totalBytes: this.totalBytes, truncated: false };
-        }
-        return { head: this.head.bytes(), tail: this.tail.bytes(), totalBytes: this.totalBytes, truncated: true };
-    }
-}
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/proc/tree.ts
-// Finding and killing a whole process tree. A process-group kill is not enough: a descendant that
-// called setsid() or setpgid() has left the group, and one whose parent died has been re-parented to
-// init. So the tree is collected from the process table (ppid links, the group, the session and, when
-// given, whoever holds the child's output pipes) and every member is signalled by pid as well.
-
-
-
-const POLL_MS = 50;
-/** Rounds of "collect, SIGSTOP the new ones" before SIGKILL, so a fork loop cannot outrun the kill. */
-const FREEZE_ROUNDS = 10;
-/** Live descendants of `pid` (children, grandchildren…, found through their parent pid), nearest first. */
-function listDescendants(pid) {
-    const table = readProcessTable();
-    const children = childrenByParent(table);
-    const found = [];
-    const queue = [pid];
-    const seen = new Set(queue);
-    while (queue.length > 0) {
-        for (const child of children.get(queue.shift()) ?? []) {
-            if (seen.has(child.pid))
-                continue;
-            seen.add(child.pid);
-            if (!child.zombie)
-                found.push(child.pid);
-            queue.push(child.pid);
-        }
-    }
-    return found;
-}
-/**
- * SIGTERM to the process group of `pid` and to every process of its tree; once they are all gone, or
- * after `graceMs`, the tree is collected again, frozen with SIGSTOP and SIGKILLed. Resolves when the
- * SIGKILLs are sent (or as soon as nothing is left alive). Never throws; never touches this process,
- * its ancestors or its own group.
- */
-async function killProcessTree(pid, graceMs, options = {}) {
-    if (!Number.isInteger(pid) || pid <= 1)
-        return;
-    const first = readProcessTable();
-    const start = options.start ?? first.get(pid)?.start;
-    const signal = options.signaller ?? signalOwn;
-    const tree = new TreeCollector(pid, start, options.holding ?? [], signal);
-    if (tree.isProtected(first))
-        return;
-    let targets = tree.collect(first, new Map(), true);
-    // One SIGTERM each: a member of the group already has it, and a second would run its clean-up twice.
-    const grouped = tree.signalGroup(first, 'SIGTERM');
-    signal([...targets.keys()].filter(p => !grouped || first.get(p)?.pgrp !== pid), 'SIGTERM');
-    const deadline = Date.now() + Math.max(0, graceMs);
-    while (Date.now() < deadline) {
-        await (0,promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
-        targets = tree.collect(readProcessTable(), targets, false);
-        if (targets.size === 0)
-            return;
-    }
-    // Stop everything first so nothing can fork between our last look and the SIGKILL.
-    const stopped = new Map();
-    for (let round = 0; round < FREEZE_ROUNDS; round++) {
-        targets = tree.collect(readProcessTable(), new Map([...targets, ...stopped]), true);
-        const fresh = [...targets.keys()].filter(p => !stopped.has(p));
-        if (fresh.length === 0)
-            break;
-        signal(fresh, 'SIGSTOP');
-        for (const target of fresh)
-            stopped.set(target, targets.get(target));
-    }
-    tree.signalGroup(readProcessTable(), 'SIGKILL');
-    signal([...new Set([...stopped.keys(), ...targets.keys()])], 'SIGKILL');
-}
-/**
- * Kills every process (with its tree) that was started with `name=value` in its environment: what the agent
- * left running after it exited, re-parented out of its tree (setsid, a double fork). Answers their pids.
- * Linux only (it reads /proc/<pid>/environ); a process that cleared its environment is not found.
- */
-async function killMarked(name, value, graceMs) {
-    if (process.platform !== 'linux')
-        return [];
-    const entry = Buffer.from(`${name}=${value}\0`);
-    const table = readProcessTable();
-    const skip = protectedPids(table);
-    const marked = [];
-    for (const pid of table.keys()) {
-        if (skip.has(pid) || table.get(pid)?.zombie)
-            continue;
-        let environ;
-        try {
-            environ = readFileSync(`/proc/${pid}/environ`);
-        }
-        catch {
-            continue; // gone, or not ours
-        }
-        const at = environ.indexOf(entry);
-        if (at === 0 || (at > 0 && environ[at - 1] === 0))
-            marked.push(pid);
-    }
-    await Promise.all(marked.map(pid => killProcessTree(pid, graceMs, { start: table.get(pid)?.start })));
-    return marked;
-}
-/** The start time of a live process, to recognise it later (undefined when it is gone or unknown). */
-function processIdentity(pid) {
-    return readProcessTable(pid).get(pid)?.start;
-}
-/** Ids of the files open on the given descriptors of a process (`socket:[123]`); empty without /proc. */
-function openFileIds(pid, fds) {
-    const ids = [];
-    for (const fd of fds) {
-        try {
-            const id = (0,external_node_fs_namespaceObject.readlinkSync)(`/proc/${pid}/fd/${fd}`);
-            // Only an anonymous pipe or socket identifies our output; a file such as /dev/null is open everywhere.
-            if (/^(pipe|socket):\[\d+\]$/.test(id))
-                ids.push(id);
-        }
-        catch {
-            // Gone already, or no /proc (macOS): the group and the ppid walk still apply.
-        }
-    }
-    return ids;
-}
-class TreeCollector {
-    root;
-    rootStart;
-    holding;
-    signal;
-    constructor(root, rootStart, holding, signal) {
-        this.root = root;
-        this.rootStart = rootStart;
-        this.holding = holding;
-        this.signal = signal;
-    }
-    /** Refuse to kill ourselves, an ancestor of ours, or a group/session we belong to. */
-    isProtected(table) {
-        const self = table.get(process.pid);
-        return (protectedPids(table).has(this.root) ||
-            (self !== undefined && (self.pgrp === this.root || self.sid === this.root)));
-    }
-    /** The pid was reused by an unrelated process since we learned its start time. */
-    rootReused(table) {
-        const entry = table.get(this.root);
-        return entry !== undefined && this.rootStart !== undefined && entry.start !== this.rootStart;
-    }
-    /** Signals the root's process group; answers whether it did. */
-    signalGroup(table, sig) {
-        if (this.rootReused(table) || this.isProtected(table))
-            return false;
-        this.signal([-this.root], sig);
-        return true;
-    }
-    /** Live members of the tree: the root, its group and session, known members and holders, and all their descendants. */
-    collect(table, known, scanHolders) {
-        const keep = protectedPids(table);
-        const seeds = [];
-        const root = table.get(this.root);
-        const reused = this.rootReused(table);
-        if (root && !reused)
-            seeds.push(root);
-        for (const entry of table.values()) {
-            if (!reused && (entry.pgrp === this.root || entry.sid === this.root))
-                seeds.push(entry);
-            else if (known.get(entry.pid) === entry.start)
-                seeds.push(entry);
-        }
-        if (scanHolders && this.holding.length > 0 && this.rootStart) {
-            // Only processes started after the root can have inherited its pipes from it.
-            const bornAfterRoot = (e) => Number(e.start) >= Number(this.rootStart);
-            for (const pid of holdersOf(table, this.holding, keep)) {
-                const entry = table.get(pid);
-                if (bornAfterRoot(entry))
-                    seeds.push(entry);
-            }
-        }
-        const children = childrenByParent(table);
-        const found = new Map();
-        const seen = new Set();
-        const queue = [];
-        for (const seed of seeds) {
-            if (keep.has(seed.pid) || seen.has(seed.pid))
-                continue;
-            seen.add(seed.pid);
-            queue.push(seed);
-        }
-        while (queue.length > 0) {
-            const entry = queue.shift();
-            if (!entry.zombie)
-                found.set(entry.pid, entry.start);
-            for (const child of children.get(entry.pid) ?? []) {
-                if (seen.has(child.pid) || keep.has(child.pid))
-                    continue;
-                seen.add(child.pid);
-                queue.push(child);
-            }
-        }
-        return found;
-    }
-}
-/** The default signaller: process.kill. */
-const signalOwn = (pids, sig) => {
-    for (const pid of pids) {
-        try {
-            process.kill(pid, sig);
-        }
-        catch {
-            // ESRCH: already gone. EPERM: not ours to kill.
-        }
-    }
-};
-/** This process, its ancestors, and pids 0 and 1. */
-function protectedPids(table) {
-    const pids = new Set([0, 1, process.pid]);
-    for (let p = table.get(process.pid)?.ppid; p !== undefined && !pids.has(p); p = table.get(p)?.ppid)
-        pids.add(p);
-    return pids;
-}
-function childrenByParent(table) {
-    const children = new Map();
-    for (const entry of table.values()) {
-        const list = children.get(entry.ppid);
-        if (list)
-            list.push(entry);
-        else
-            children.set(entry.ppid, [entry]);
-    }
-    return children;
-}
-/** Processes with one of `ids` open (a grandchild that escaped the group and outlived its parent). */
-function holdersOf(table, ids, skip) {
-    const wanted = new Set(ids);
-    const holders = [];
-    for (const entry of table.values()) {
-        if (entry.zombie || skip.has(entry.pid))
-            continue;
-        let fds;
-        try {
-            fds = (0,external_node_fs_namespaceObject.readdirSync)(`/proc/${entry.pid}/fd`);
-        }
-        catch {
-            continue;
-        }
-        for (const fd of fds) {
-            try {
-                if (wanted.has((0,external_node_fs_namespaceObject.readlinkSync)(`/proc/${entry.pid}/fd/${fd}`))) {
-                    holders.push(entry.pid);
-                    break;
-                }
-            }
-            catch {
-                // The descriptor closed while we looked.
-            }
-        }
-    }
-    return holders;
-}
-/** The process table: /proc on Linux, `ps` elsewhere, empty when neither works. */
-function readProcessTable(onlyPid) {
-    const table = new Map();
-    if (process.platform === 'linux') {
-        let names;
-        try {
-            names = onlyPid === undefined ? (0,external_node_fs_namespaceObject.readdirSync)('/proc') : [String(onlyPid)];
-        }
-        catch {
-            return table;
-        }
-        for (const name of names) {
-            if (!/^\d+$/.test(name))
-                continue;
-            try {
-                const entry = parseStat(readStat(name));
-                if (entry)
-                    table.set(entry.pid, entry);
-            }
-            catch {
-                // Exited while we read the table.
-            }
-        }
-        return table;
-    }
-    try {
-        const out = (0,external_node_child_process_namespaceObject.execFileSync)('ps', ['-A', '-o', 'pid=,ppid=,pgid=,state='], {
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-            timeout: 5000
-        });
-        for (const line of out.split('\n')) {
-            const [pid, ppid, pgrp, state] = line.trim().split(/\s+/);
-            if (!pid || !state)
-                continue;
-            table.set(Number(pid), {
-                pid: Number(pid),
-                ppid: Number(ppid),
-                pgrp: Number(pgrp),
-                sid: -1,
-                zombie: state.startsWith('Z'),
-                start: ''
-            });
-        }
-    }
-    catch {
-        // No ps: only the group kill and the direct pid remain.
-    }
-    return table;
-}
-/** Reused by readStat: a stat line is a few hundred bytes. */
-const statBuffer = Buffer.alloc(4096);
-/**
- * `/proc/<pid>/stat` in one read: readFileSync, which cannot trust the size /proc reports (0), costs three
- * times as much, and this runs for every process started and for every process on the machine during a kill.
- */
-function readStat(pid) {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(`/proc/${pid}/stat`, 'r');
-    try {
-        const length = (0,external_node_fs_namespaceObject.readSync)(fd, statBuffer, 0, statBuffer.length, null);
-        if (length < statBuffer.length)
-            return statBuffer.toString('latin1', 0, length);
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-    return (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'latin1');
-}
-/** `pid (comm) state ppid pgrp session … starttime(22) …`; comm may hold spaces and parentheses. */
-function parseStat(stat) {
-    const close = stat.lastIndexOf(')');
-    if (close < 0)
-        return undefined;
-    const fields = stat.slice(close + 2).split(' ');
-    // fields[0] is field 3 (state), so field n is fields[n - 3].
-    if (fields.length < 20)
-        return undefined;
-    return {
-        pid: Number(stat.slice(0, stat.indexOf(' '))),
-        ppid: Number(fields[1]),
-        pgrp: Number(fields[2]),
-        sid: Number(fields[3]),
-        zombie: fields[0] === 'Z' || fields[0] === 'X',
-        start: fields[19]
-    };
-}
-
-;// CONCATENATED MODULE: ./src/proc/run.ts
-
-
-
-
-
-
-const DEFAULT_CAPTURE_LIMIT = 1024 * 1024;
-const DEFAULT_KILL_GRACE_MS = 3000;
-/** After the SIGKILL round, output that stays silent this long is not waited for any more… */
-const PIPE_IDLE_MS = 200;
-/** …nor, at most, longer than this (something we could not find may keep a pipe open and writing). */
-const PIPE_MAX_WAIT_MS = 2000;
-/** The log's write buffer: past it the child's output is paused until the file catches up. */
-const LOG_HIGH_WATER_MARK = 1024 * 1024;
-/**
- * Runs one program (never through a shell) in its own process group, with bounded capture of stdout
- * and stderr, every byte streamed to `logFile`, and the whole process tree killed on timeout or abort.
- * Resolves once the program has exited and its output pipes are closed. A program that cannot start
- * resolves with `spawnError`; the promise rejects only when an onStdout/onStderr callback throws
- * (the tree is killed first).
- */
-function runProcess(opts) {
-    return new Promise((resolve, reject) => new ProcessRun(opts, resolve, reject).start());
-}
-class ProcessRun {
-    opts;
-    resolve;
-    reject;
-    startedAt = external_node_perf_hooks_namespaceObject.performance.now();
-    captures;
-    child;
-    identity;
-    outputIds = [];
-    exit;
-    openStreams = 0;
-    timedOut = false;
-    aborted = false;
-    spawnError;
-    callbackError;
-    /** The program has exited and its pipes are closed: timeouts and aborts no longer apply. */
-    settled = false;
-    finished = false;
-    killing;
-    log;
-    logClosed;
-    logError;
-    /** The log file is behind (its buffer is past LOG_HIGH_WATER_MARK). */
-    logBehind = false;
-    /** outputRoom's promises not settled yet: the caller cannot take more. */
-    callerWaits = 0;
-    /** The tree is dead: what is left in the pipes is read whatever the caller says. */
-    callerIgnored = false;
-    readingPaused = false;
-    timeoutTimer;
-    pipeIdleTimer;
-    pipeMaxTimer;
-    onAbort = () => {
-        if (this.settled)
-            return;
-        this.aborted = true;
-        const reason = this.opts.signal?.reason;
-        const grace = reason?.killGraceMs;
-        this.killTree(typeof grace === 'number' ? grace : undefined);
-    };
-    constructor(opts, resolve, reject) {
-        this.opts = opts;
-        this.resolve = resolve;
-        this.reject = reject;
-        const limit = Math.max(0, opts.captureLimit ?? DEFAULT_CAPTURE_LIMIT);
-        this.captures = { stdout: new BoundedCapture(limit), stderr: new BoundedCapture(limit) };
-    }
-    start() {
-        const { argv, cwd, input, signal, timeoutMs } = this.opts;
-        if (signal?.aborted) {
-            // Nothing is started for a run that is already cancelled.
-            this.aborted = true;
-            void this.finish();
-            return;
-        }
-        if (argv.length === 0 || argv[0] === '') {
-            this.spawnError = Object.assign(new Error('spawn: empty command'), { code: 'EINVAL' });
-            void this.finish();
-            return;
-        }
-        this.openLog();
-        let child;
-        try {
-            child = (0,external_node_child_process_namespaceObject.spawn)(argv[0], argv.slice(1), {
-                cwd,
-                env: this.opts.extraEnv
-                    ? { ...(this.opts.env ?? process.env), ...this.opts.extraEnv }
-                    : (this.opts.env ?? process.env),
-                // Own process group (and session), like Python's start_new_session: the whole tree can be signalled.
-                detached: true,
-                stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
-            });
-        }
-        catch (err) {
-            // Some errors (ENOTDIR, a NUL byte in an argument) are thrown instead of emitted.
-            this.spawnError = this.explain(err);
-            void this.finish();
-            return;
-        }
-        this.child = child;
-        if (child.pid !== undefined) {
-            // Read at once: a program may exit within a millisecond, leaving a grandchild with its pipes.
-            this.outputIds = openFileIds(child.pid, [1, 2]);
-            this.identity = processIdentity(child.pid);
-        }
-        // ENOENT/EACCES arrive here, on the next tick; the pipes Node opened close by themselves.
-        child.on('error', err => {
-            if (child.pid !== undefined || this.spawnError)
-                return;
-            this.spawnError = this.explain(err);
-            this.exit = { code: null, signal: null };
-            this.settleIfDone();
-        });
-        child.on('exit', (code, sig) => {
-            this.exit = { code, signal: sig };
-            this.callBack(this.opts.onExit, undefined);
-            this.settleIfDone();
-        });
-        this.watchOutput(child.stdout, 'stdout');
-        this.watchOutput(child.stderr, 'stderr');
-        if (child.stdin) {
-            // A program that exits without reading its input is not an error (EPIPE).
-            child.stdin.on('error', () => { });
-            child.stdin.end(input);
-        }
-        if (child.pid === undefined)
-            return;
-        if (timeoutMs !== undefined) {
-            this.timeoutTimer = setTimeout(() => {
-                if (this.settled)
-                    return;
-                this.timedOut = true;
-                this.killTree();
-            }, Math.max(0, timeoutMs));
-        }
-        signal?.addEventListener('abort', this.onAbort, { once: true });
-        this.callBack(this.opts.onSpawn, child.pid);
-    }
-    /** A caller's callback that throws ends the run: the tree is killed and the run rejects with the error. */
-    callBack(callback, arg) {
-        if (!callback || this.callbackError !== undefined)
-            return;
-        try {
-            callback(arg);
-        }
-        catch (err) {
-            this.callbackError = err;
-            this.killTree();
-        }
-    }
-    /** The caller has no room for more output: stop reading until it has (the program blocks in write). */
-    waitForCaller() {
-        if (this.callerIgnored || !this.opts.outputRoom)
-            return;
-        let wait;
-        try {
-            wait = this.opts.outputRoom();
-        }
-        catch {
-            // A front-end that cannot say is not waited for.
-        }
-        if (!wait)
-            return;
-        this.callerWaits++;
-        this.updateReading();
-        const settled = () => {
-            this.callerWaits--;
-            this.updateReading();
-        };
-        wait.then(settled, settled);
-    }
-    openLog() {
-        const { logFile } = this.opts;
-        if (logFile === undefined)
-            return;
-        try {
-            (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(logFile), { recursive: true });
-        }
-        catch {
-            // createWriteStream reports the real problem below.
-        }
-        const log = (0,external_node_fs_namespaceObject.createWriteStream)(logFile, { flags: 'a', highWaterMark: LOG_HIGH_WATER_MARK });
-        this.log = log;
-        this.logClosed = new Promise(resolve => log.once('close', resolve));
-        log.on('error', err => {
-            // A log we cannot write must not stop or stall the program: stop logging and say so in the result.
-            this.logError ??= err;
-            this.logBehind = false;
-            this.updateReading();
-        });
-    }
-    watchOutput(stream, name) {
-        this.openStreams++;
-        const callback = name === 'stdout' ? this.opts.onStdout : this.opts.onStderr;
-        stream.on('data', (chunk) => {
-            this.captures[name].push(chunk);
-            if (this.log && !this.logError && !this.log.write(chunk))
-                this.waitForLog();
-            this.callBack(callback, chunk);
-            this.waitForCaller();
-            if (this.pipeIdleTimer)
-                this.pipeIdleTimer.refresh();
-        });
-        stream.on('error', () => {
-            // Reads fail only when the pipe is torn down; 'close' follows.
-        });
-        stream.on('close', () => {
-            this.openStreams--;
-            this.settleIfDone();
-        });
-    }
-    /** The log file is behind: stop reading the child (it blocks on a full pipe) until the file drains. */
-    waitForLog() {
-        if (this.logBehind || !this.log)
-            return;
-        this.logBehind = true;
-        this.updateReading();
-        this.log.once('drain', () => {
-            this.logBehind = false;
-            this.updateReading();
-        });
-    }
-    /** Reads the pipes only while the log file and the caller can both take more. */
-    updateReading() {
-        const pause = this.logBehind || (this.callerWaits > 0 && !this.callerIgnored);
-        if (pause === this.readingPaused)
-            return;
-        this.readingPaused = pause;
-        for (const stream of [this.child?.stdout, this.child?.stderr]) {
-            if (pause)
-                stream?.pause();
-            else
-                stream?.resume();
-        }
-    }
-    killTree(graceMs) {
-        const pid = this.child?.pid;
-        if (this.killing || pid === undefined)
-            return;
-        const grace = Math.max(0, graceMs ?? this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-        this.killing = killProcessTree(pid, grace, {
-            start: this.identity,
-            holding: this.outputIds,
-            ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
-        }).then(() => {
-            // A reader that never reads again must not keep a dead tree's output, nor the run, waiting.
-            this.callerIgnored = true;
-            this.updateReading();
-            this.stopWaitingForPipes();
-        });
-        void this.killing.then(() => this.settleIfDone());
-    }
-    /**
-     * Everything we could find is dead, but an escaped process we could not find may still hold a pipe
-     * open: once the output goes quiet (or at the latest after PIPE_MAX_WAIT_MS), stop waiting for EOF.
-     */
-    stopWaitingForPipes() {
-        if (this.openStreams === 0)
-            return;
-        const destroy = () => {
-            if (this.logBehind) {
-                // Output is only waiting for the log file to drain; give it another moment.
-                this.pipeIdleTimer?.refresh();
-                return;
-            }
-            this.child?.stdout?.destroy();
-            this.child?.stderr?.destroy();
-        };
-        this.pipeIdleTimer = setTimeout(destroy, PIPE_IDLE_MS);
-        this.pipeMaxTimer = setTimeout(() => {
-            this.logBehind = false;
-            this.updateReading();
-            this.child?.stdout?.destroy();
-            this.child?.stderr?.destroy();
-        }, PIPE_MAX_WAIT_MS);
-    }
-    settleIfDone() {
-        if (this.settled || this.exit === undefined || this.openStreams > 0)
-            return;
-        this.settled = true;
-        clearTimeout(this.timeoutTimer);
-        clearTimeout(this.pipeIdleTimer);
-        clearTimeout(this.pipeMaxTimer);
-        // A kill in progress (its grace period) ends before we report: nothing of the tree is left behind.
-        void (this.killing ?? Promise.resolve()).then(() => this.finish());
-    }
-    async finish() {
-        if (this.finished)
-            return;
-        this.finished = true;
-        clearTimeout(this.timeoutTimer);
-        clearTimeout(this.pipeIdleTimer);
-        clearTimeout(this.pipeMaxTimer);
-        this.opts.signal?.removeEventListener('abort', this.onAbort);
-        // A grandchild may still hold stdin without reading it; our end is of no further use.
-        this.child?.stdin?.destroy();
-        if (this.log) {
-            this.log.end();
-            await this.logClosed;
-        }
-        if (this.callbackError !== undefined) {
-            this.reject(this.callbackError);
-            return;
-        }
-        const result = {
-            exitCode: this.exit?.code ?? null,
-            signal: this.exit?.signal ?? null,
-            timedOut: this.timedOut,
-            aborted: this.aborted,
-            stdout: this.captures.stdout.result(),
-            stderr: this.captures.stderr.result(),
-            durationMs: external_node_perf_hooks_namespaceObject.performance.now() - this.startedAt
-        };
-        if (this.spawnError)
-            result.spawnError = this.spawnError;
-        if (this.logError)
-            result.logError = this.logError;
-        this.resolve(result);
-    }
-    /** Node reports a missing working directory as the program being missing; say which one it is. */
-    explain(err) {
-        if (err.code === 'ENOENT' && !(0,external_node_fs_namespaceObject.existsSync)(this.opts.cwd)) {
-            err.message = `spawn ${this.opts.argv[0]} ENOENT: the working directory ${this.opts.cwd} does not exist`;
-            err.path = this.opts.cwd;
-        }
-        return err;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/proc/text.ts
-const defaultTruncationMarker = (droppedBytes) => `\n[... ${droppedBytes} bytes omitted ...]\n`;
-/**
- * Decodes a capture as UTF-8 with replacement, like Python's `bytes.decode('utf-8', 'replace')`.
- * Node's decoder replaces exactly the same maximal invalid subparts as Python (checked against
- * CPython 3.11 for stray bytes, truncated sequences, overlongs, surrogates, > U+10FFFF) and, unlike
- * `TextDecoder`'s default, keeps a leading BOM as Python's 'utf-8' codec does.
- * A character split by the head/tail cut is dropped rather than shown as replacement characters;
- * the bytes it loses are counted in the marker.
- */
-function decodeCaptured(c, opts = {}) {
-    const text = (bytes) => {
-        const s = bytes.toString('utf8');
-        return opts.translateNewlines ? translateNewlines(s) : s;
-    };
-    if (!c.truncated)
-        return text(c.tail.length === 0 ? c.head : Buffer.concat([c.head, c.tail]));
-    const head = c.head.subarray(0, c.head.length - cutCharacterAtEnd(c.head));
-    const tail = c.tail.subarray(cutCharacterAtStart(c.tail));
-    const dropped = c.totalBytes - head.length - tail.length;
-    return text(head) + (opts.truncationMarker ?? defaultTruncationMarker)(dropped) + text(tail);
-}
-/** What Python's text mode does to subprocess output (`subprocess.run(..., text=True)`). */
-function translateNewlines(s) {
-    return s.replace(/\r\n?/g, '\n');
-}
-/**
- * The reference runtime's rule for one command's text: stdout then stderr, with a "\n" between them
- * only when both are non-empty and stdout does not already end with one. Nothing is trimmed.
- */
-function combineOutput(stdout, stderr) {
-    if (stdout === '')
-        return stderr;
-    if (stderr === '')
-        return stdout;
-    return stdout.endsWith('\n') ? stdout + stderr : `${stdout}\n${stderr}`;
-}
-const isContinuation = (b) => b >= 0x80 && b <= 0xbf;
-/** Length of a UTF-8 sequence started by `lead`, or 0 when `lead` cannot start one. */
-function sequenceLength(lead) {
-    if (lead >= 0xc2 && lead <= 0xdf)
-        return 2;
-    if (lead >= 0xe0 && lead <= 0xef)
-        return 3;
-    if (lead >= 0xf0 && lead <= 0xf4)
-        return 4;
-    return 0;
-}
-/** The second byte is restricted for some leads (no overlongs, no surrogates, nothing above U+10FFFF). */
-function validSecondByte(lead, b) {
-    if (lead === 0xe0)
-        return b >= 0xa0 && b <= 0xbf;
-    if (lead === 0xed)
-        return b >= 0x80 && b <= 0x9f;
-    if (lead === 0xf0)
-        return b >= 0x90 && b <= 0xbf;
-    if (lead === 0xf4)
-        return b >= 0x80 && b <= 0x8f;
-    return isContinuation(b);
-}
-/**
- * Bytes at the end of `buf` that are the valid beginning of a character the cut split. An invalid
- * or complete ending returns 0, so it decodes exactly as Python would decode it.
- */
-function cutCharacterAtEnd(buf) {
-    for (let back = 1; back <= Math.min(3, buf.length); back++) {
-        const lead = buf[buf.length - back];
-        if (isContinuation(lead))
-            continue;
-        const need = sequenceLength(lead);
-        if (need <= back)
-            return 0;
-        const rest = buf.subarray(buf.length - back + 1);
-        if (rest.length > 0 && !validSecondByte(lead, rest[0]))
-            return 0;
-        return rest.every(isContinuation) ? back : 0;
-    }
-    return 0;
-}
-/** Continuation bytes at the start of the tail belong to a character whose beginning was dropped. */
-function cutCharacterAtStart(buf) {
-    let n = 0;
-    while (n < 3 && n < buf.length && isContinuation(buf[n]))
-        n++;
-    return n;
-}
-
-;// CONCATENATED MODULE: ./src/proc/which.ts
-// Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
-
-
-/** glibc's confstr(_CS_PATH): Python's fallback when PATH is unset. */
-const DEFAULT_PATH = '/bin:/usr/bin';
-/**
- * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
- * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
- * A match must exist, be executable and not be a directory. `path` is PATH as the environment has it:
- * undefined when unset, which means Python's default.
- */
-function which(command, opts) {
-    if (command.includes('/'))
-        return isExecutableFile(command, opts.cwd) ? command : null;
-    const searchPath = opts.path ?? DEFAULT_PATH;
-    if (!searchPath)
-        return null;
-    const seen = new Set();
-    for (const dir of searchPath.split(':')) {
-        if (seen.has(dir))
-            continue;
-        seen.add(dir);
-        const candidate = dir === '' ? command : dir.endsWith('/') ? dir + command : `${dir}/${command}`;
-        if (isExecutableFile(candidate, opts.cwd))
-            return candidate;
-    }
-    return null;
-}
-function isExecutableFile(file, cwd) {
-    // Joined without normalising, so `..` after a symlink means what the OS says it means.
-    const absolute = external_node_path_default().isAbsolute(file) ? file : `${cwd.replace(/\/+$/, '')}/${file}`;
-    try {
-        if (external_node_fs_default().statSync(absolute).isDirectory())
-            return false;
-        external_node_fs_default().accessSync(absolute, (external_node_fs_default()).constants.X_OK);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
-/** The folders the system keeps its own programs in. */
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const resolved = new Map();
-/**
- * A program the action itself runs (git, and as root prlimit, setpriv, sudo, bash), by absolute path, found
- * once, the first time (before the loop): `system` looks in SYSTEM_PATH alone, else the absolute folders of
- * PATH. A relative PATH entry, or a folder the agent fills later (a work tree's node_modules/.bin), never
- * chooses what the action runs.
- */
-function trustedProgram(name, system = false) {
-    // Per PATH (the action never changes its own; a test may put a stand-in first), found once for each.
-    const key = `${system ? 's' : 'p'}:${name}:${system ? '' : (process.env.PATH ?? '')}`;
-    let found = resolved.get(key);
-    if (found === undefined) {
-        const absolute = (process.env.PATH ?? '')
-            .split(':')
-            .filter(dir => external_node_path_default().isAbsolute(dir))
-            .join(':');
-        found = which(name, { cwd: '/', path: system ? SYSTEM_PATH : absolute || SYSTEM_PATH }) ?? name;
-        resolved.set(key, found);
-    }
-    return found;
-}
-
-;// CONCATENATED MODULE: external "node:v8"
-const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
-;// CONCATENATED MODULE: ./src/proc/small-heap.ts
-// A process that starts programs one after another should stay small: Node starts each one with fork(), which
-// copies the page tables of our anonymous memory, and the child's exec then tears that copy down.
-
-let set = false;
-/**
- * Keeps V8's heap near what the process holds, for a loop that allocates fast and never idles:
- * - the young generation stays at its size (V8 doubles it, up to 16 MiB a half on Node 20 and 32 on Node 24,
- *   whenever objects keep surviving its scavenges, as a fast loop's in-flight processes do, and a busy process
- *   never shrinks it back);
- * - the old generation grows in small steps past what is live (V8's limits for saving memory), not up to 4×;
- * - no optimising compiler (TurboFan, and Maglev on Node 24): its compiles on V8's worker threads leave
- *   their malloc arenas and the code space MiBs larger as the loop's functions turn hot, for no CPU a loop
- *   that waits on its programs can measure (the same ms an iteration; a 300 MB output streams as fast).
- * V8 reads the heap flags each time it sizes a space and the compiler ones each time a function would tier
- * up, so setting them at run time takes effect; measured with `npm run bench -- memory` (RSS of 1,000 plain
- * iterations, CPU unchanged).
- */
-function keepHeapSmall() {
-    if (set)
-        return;
-    set = true;
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--optimize-for-size');
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-turbofan');
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-maglev');
-}
-
-;// CONCATENATED MODULE: ./src/proc/index.ts
-// Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
-
-
-
-
-
-
-
-
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
 // The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
 // fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
@@ -10849,6 +9796,12 @@ function parseDuration(value, bare) {
     return seconds > 0 ? seconds : undefined;
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_namespaceObject);
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 ;// CONCATENATED MODULE: ./src/text/closest.ts
 // The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
 /** Edits (insert, delete, replace) that turn `a` into `b`. */
@@ -11072,6 +10025,72 @@ function argsInsideWords(run) {
             else if (ch === "'" || ch === '"')
                 quote = ch;
         }
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/proc/which.ts
+// Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
+
+
+/** glibc's confstr(_CS_PATH): Python's fallback when PATH is unset. */
+const DEFAULT_PATH = '/bin:/usr/bin';
+/**
+ * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
+ * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
+ * A match must exist, be executable and not be a directory. `path` is PATH as the environment has it:
+ * undefined when unset, which means Python's default.
+ */
+function which(command, opts) {
+    if (command.includes('/'))
+        return isExecutableFile(command, opts.cwd) ? command : null;
+    const searchPath = opts.path ?? DEFAULT_PATH;
+    if (!searchPath)
+        return null;
+    const seen = new Set();
+    for (const dir of searchPath.split(':')) {
+        if (seen.has(dir))
+            continue;
+        seen.add(dir);
+        const candidate = dir === '' ? command : dir.endsWith('/') ? dir + command : `${dir}/${command}`;
+        if (isExecutableFile(candidate, opts.cwd))
+            return candidate;
+    }
+    return null;
+}
+function isExecutableFile(file, cwd) {
+    // Joined without normalising, so `..` after a symlink means what the OS says it means.
+    const absolute = external_node_path_default().isAbsolute(file) ? file : `${cwd.replace(/\/+$/, '')}/${file}`;
+    try {
+        if (external_node_fs_default().statSync(absolute).isDirectory())
+            return false;
+        external_node_fs_default().accessSync(absolute, (external_node_fs_default()).constants.X_OK);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/** The folders the system keeps its own programs in. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const resolved = new Map();
+/**
+ * A program the action itself runs (git, and as root prlimit, setpriv, sudo, bash), by absolute path, found
+ * once, the first time (before the loop): `system` looks in SYSTEM_PATH alone, else the absolute folders of
+ * PATH. A relative PATH entry, or a folder the agent fills later (a work tree's node_modules/.bin), never
+ * chooses what the action runs.
+ */
+function trustedProgram(name, system = false) {
+    // Per PATH (the action never changes its own; a test may put a stand-in first), found once for each.
+    const key = `${system ? 's' : 'p'}:${name}:${system ? '' : (process.env.PATH ?? '')}`;
+    let found = resolved.get(key);
+    if (found === undefined) {
+        const absolute = (process.env.PATH ?? '')
+            .split(':')
+            .filter(dir => external_node_path_default().isAbsolute(dir))
+            .join(':');
+        found = which(name, { cwd: '/', path: system ? SYSTEM_PATH : absolute || SYSTEM_PATH }) ?? name;
+        resolved.set(key, found);
     }
     return found;
 }
@@ -13521,7 +12540,7 @@ const codexAskedForJson = (argv) => hasOption(argv, JSON_FLAGS);
 /** Variables the user may have set for gemini's telemetry: then theirs stays, and no file is read. */
 const GEMINI_TELEMETRY_PREFIX = 'GEMINI_TELEMETRY_';
 /** How often the telemetry file is read (it is written every 5 s). */
-const gemini_telemetry_POLL_MS = 500;
+const POLL_MS = 500;
 const ATTRIBUTE = /^ {4}"(event\.name|model|input_token_count|output_token_count|cached_content_token_count|thoughts_token_count|tool_token_count)": (.*?),?$/;
 /** Reads gemini's telemetry file as it grows; `onUsage` gets the run's totals after each model response. */
 class GeminiTelemetry {
@@ -13537,7 +12556,7 @@ class GeminiTelemetry {
         this.lines = new LineSplitter(line => this.onLine(line));
         this.file = WatchedFile.named({
             name: 'telemetry.json',
-            pollMs: gemini_telemetry_POLL_MS,
+            pollMs: POLL_MS,
             mode: 'appended',
             onData: chunk => this.lines.push(chunk)
         });
@@ -14751,6 +13770,987 @@ function presetFor(agentArgv, options) {
         return aiderPreset;
     return generic;
 }
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/proc/environ.ts
+// Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
+// strings the kernel put on the stack at exec, whatever the process did to its environment since). The
+// agent runs as a child of this process, so without this it could read the tokens the runner started us
+// with (INPUT_GITHUB-TOKEN, ACTIONS_RUNTIME_TOKEN) from /proc/<our pid>/environ. This overwrites their values
+// in that block, after moving the live variables to the heap (setenv copies them), where reading them needs
+// ptrace rights a child does not have over its parent. Linux only; elsewhere it does nothing.
+
+/** The initial environment's address range, from /proc/self/stat (fields 50 and 51, since Linux 3.5). */
+function environRange() {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const start = Number(fields[50 - 3]);
+    const end = Number(fields[51 - 3]);
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start <= 0 || end <= start)
+        return undefined;
+    return { start, end };
+}
+/**
+ * Overwrites, in this process's initial environment block, the value of every variable `secret` names,
+ * keeping each one usable by this process (process.env still answers it, from a heap copy).
+ */
+function scrubInitialEnvironment(secret) {
+    if (process.platform !== 'linux')
+        return { scrubbed: [], skipped: 'not Linux' };
+    let range;
+    try {
+        range = environRange();
+    }
+    catch (error) {
+        return { scrubbed: [], skipped: `/proc/self/stat: ${error.message}` };
+    }
+    if (!range)
+        return { scrubbed: [], skipped: '/proc/self/stat has no environment range' };
+    // Move the live variables off the block first: unsetenv drops the pointer into it, setenv makes a copy.
+    for (const name of Object.keys(process.env)) {
+        if (!secret(name))
+            continue;
+        const value = process.env[name];
+        delete process.env[name];
+        process.env[name] = value;
+    }
+    let fd;
+    try {
+        fd = openSync('/proc/self/mem', 'r+');
+    }
+    catch (error) {
+        return { scrubbed: [], skipped: `/proc/self/mem: ${error.message}` };
+    }
+    try {
+        const block = Buffer.alloc(range.end - range.start);
+        const read = readSync(fd, block, 0, block.length, range.start);
+        const scrubbed = [];
+        let at = 0;
+        while (at < read) {
+            let nul = block.indexOf(0, at);
+            if (nul < 0 || nul > read)
+                nul = read;
+            const eq = block.indexOf(0x3d, at); // '='
+            if (eq > at && eq < nul) {
+                const name = block.toString('latin1', at, eq);
+                if (secret(name) && nul > eq + 1) {
+                    block.fill(0, eq + 1, nul);
+                    writeSync(fd, block, eq + 1, nul - eq - 1, range.start + eq + 1);
+                    scrubbed.push(name);
+                }
+            }
+            at = nul + 1;
+        }
+        return { scrubbed };
+    }
+    catch (error) {
+        return { scrubbed: [], skipped: `/proc/self/mem: ${error.message}` };
+    }
+    finally {
+        closeSync(fd);
+    }
+}
+
+;// CONCATENATED MODULE: external "node:perf_hooks"
+const external_node_perf_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
+;// CONCATENATED MODULE: ./src/proc/capture.ts
+/**
+ * A byte buffer that keeps at most `capacity` bytes: while it has room it grows (so a 10-byte output
+ * costs 10 bytes, not the whole limit), once full it overwrites its oldest bytes (a ring).
+ */
+class ByteRing {
+    capacity;
+    buf = Buffer.alloc(0);
+    start = 0;
+    length = 0;
+    constructor(capacity) {
+        this.capacity = capacity;
+    }
+    append(data) {
+        const cap = this.capacity;
+        if (cap === 0 || data.length === 0)
+            return;
+        if (data.length >= cap) {
+            // Only the last `cap` bytes can survive; copy them instead of wrapping round and round.
+            if (this.buf.length < cap)
+                this.buf = Buffer.allocUnsafe(cap);
+            data.copy(this.buf, 0, data.length - cap);
+            this.start = 0;
+            this.length = cap;
+            return;
+        }
+        const needed = this.length + data.length;
+        if (this.buf.length < cap && needed > this.buf.length) {
+            // Not wrapped yet (start is 0 until the buffer reaches its capacity), so a plain copy keeps the order.
+            const grown = Buffer.allocUnsafe(Math.min(cap, Math.max(needed, this.buf.length * 2, 4096)));
+            this.buf.copy(grown, 0, 0, this.length);
+            this.buf = grown;
+        }
+        const size = this.buf.length;
+        const pos = (this.start + this.length) % size;
+        const first = Math.min(data.length, size - pos);
+        data.copy(this.buf, pos, 0, first);
+        if (first < data.length)
+            data.copy(this.buf, 0, first);
+        if (needed > size) {
+            this.start = (this.start + (needed - size)) % size;
+            this.length = size;
+        }
+        else {
+            this.length = needed;
+        }
+    }
+    /** A copy of the kept bytes, oldest first. */
+    bytes() {
+        const out = Buffer.allocUnsafe(this.length);
+        const firstLen = Math.min(this.length, this.buf.length - this.start);
+        this.buf.copy(out, 0, this.start, this.start + firstLen);
+        if (firstLen < this.length)
+            this.buf.copy(out, firstLen, 0, this.length - firstLen);
+        return out;
+    }
+}
+/**
+ * Keeps the first half and the last half of a stream of chunks, whatever its size: memory is bounded by
+ * `limit` bytes (plus nothing per chunk, since chunks are copied, never retained).
+ */
+class BoundedCapture {
+    limit;
+    head;
+    tail;
+    totalBytes = 0;
+    constructor(limit) {
+        this.limit = limit;
+        const headLimit = Math.floor(limit / 2);
+        this.head = new ByteRing(headLimit);
+        // The odd byte goes to the tail: the end of an output is where errors usually are.
+        this.tail = new ByteRing(limit - headLimit);
+    }
+    push(chunk) {
+        this.totalBytes += chunk.length;
+        const roomInHead = this.head.capacity - this.head.length;
+        if (roomInHead > 0) {
+            this.head.append(roomInHead >= chunk.length ? chunk : chunk.subarray(0, roomInHead));
+            if (roomInHead >= chunk.length)
+                return;
+            chunk = chunk.subarray(roomInHead);
+        }
+        this.tail.append(chunk);
+    }
+    result() {
+        const truncated = this.totalBytes > this.limit;
+        if (!truncated) {
+            // Nothing was dropped: hand back all of it as one piece.
+            const head = this.tail.length === 0 ? this.head.bytes() : Buffer.concat([this.head.bytes(), this.tail.bytes()]);
+            return { head, tail: Buffer.alloc(0), totalBytes: this.totalBytes, truncated: false };
+        }
+        return { head: this.head.bytes(), tail: this.tail.bytes(), totalBytes: this.totalBytes, truncated: true };
+    }
+}
+
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/proc/tree.ts
+// Finding and killing a whole process tree. A process-group kill is not enough: a descendant that
+// called setsid() or setpgid() has left the group, and one whose parent died has been re-parented to
+// init. So the tree is collected from the process table (ppid links, the group, the session and, when
+// given, whoever holds the child's output pipes) and every member is signalled by pid as well.
+
+
+
+const tree_POLL_MS = 50;
+/** Rounds of "collect, SIGSTOP the new ones" before SIGKILL, so a fork loop cannot outrun the kill. */
+const FREEZE_ROUNDS = 10;
+/** Live descendants of `pid` (children, grandchildren…, found through their parent pid), nearest first. */
+function listDescendants(pid) {
+    const table = readProcessTable();
+    const children = childrenByParent(table);
+    const found = [];
+    const queue = [pid];
+    const seen = new Set(queue);
+    while (queue.length > 0) {
+        for (const child of children.get(queue.shift()) ?? []) {
+            if (seen.has(child.pid))
+                continue;
+            seen.add(child.pid);
+            if (!child.zombie)
+                found.push(child.pid);
+            queue.push(child.pid);
+        }
+    }
+    return found;
+}
+/**
+ * SIGTERM to the process group of `pid` and to every process of its tree; once they are all gone, or
+ * after `graceMs`, the tree is collected again, frozen with SIGSTOP and SIGKILLed. Resolves when the
+ * SIGKILLs are sent (or as soon as nothing is left alive). Never throws; never touches this process,
+ * its ancestors or its own group.
+ */
+async function killProcessTree(pid, graceMs, options = {}) {
+    if (!Number.isInteger(pid) || pid <= 1)
+        return;
+    const first = readProcessTable();
+    const start = options.start ?? first.get(pid)?.start;
+    const signal = options.signaller ?? signalOwn;
+    const tree = new TreeCollector(pid, start, options.holding ?? [], signal);
+    if (tree.isProtected(first))
+        return;
+    let targets = tree.collect(first, new Map(), true);
+    // One SIGTERM each: a member of the group already has it, and a second would run its clean-up twice.
+    const grouped = tree.signalGroup(first, 'SIGTERM');
+    signal([...targets.keys()].filter(p => !grouped || first.get(p)?.pgrp !== pid), 'SIGTERM');
+    const deadline = Date.now() + Math.max(0, graceMs);
+    while (Date.now() < deadline) {
+        await (0,promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
+        targets = tree.collect(readProcessTable(), targets, false);
+        if (targets.size === 0)
+            return;
+    }
+    // Stop everything first so nothing can fork between our last look and the SIGKILL.
+    const stopped = new Map();
+    for (let round = 0; round < FREEZE_ROUNDS; round++) {
+        targets = tree.collect(readProcessTable(), new Map([...targets, ...stopped]), true);
+        const fresh = [...targets.keys()].filter(p => !stopped.has(p));
+        if (fresh.length === 0)
+            break;
+        signal(fresh, 'SIGSTOP');
+        for (const target of fresh)
+            stopped.set(target, targets.get(target));
+    }
+    tree.signalGroup(readProcessTable(), 'SIGKILL');
+    signal([...new Set([...stopped.keys(), ...targets.keys()])], 'SIGKILL');
+}
+/**
+ * Kills every process (with its tree) that was started with `name=value` in its environment: what the agent
+ * left running after it exited, re-parented out of its tree (setsid, a double fork). Answers their pids.
+ * Linux only (it reads /proc/<pid>/environ); a process that cleared its environment is not found.
+ */
+async function killMarked(name, value, graceMs) {
+    if (process.platform !== 'linux')
+        return [];
+    const entry = Buffer.from(`${name}=${value}\0`);
+    const table = readProcessTable();
+    const skip = protectedPids(table);
+    const marked = [];
+    for (const pid of table.keys()) {
+        if (skip.has(pid) || table.get(pid)?.zombie)
+            continue;
+        let environ;
+        try {
+            environ = readFileSync(`/proc/${pid}/environ`);
+        }
+        catch {
+            continue; // gone, or not ours
+        }
+        const at = environ.indexOf(entry);
+        if (at === 0 || (at > 0 && environ[at - 1] === 0))
+            marked.push(pid);
+    }
+    await Promise.all(marked.map(pid => killProcessTree(pid, graceMs, { start: table.get(pid)?.start })));
+    return marked;
+}
+/** The start time of a live process, to recognise it later (undefined when it is gone or unknown). */
+function processIdentity(pid) {
+    return readProcessTable(pid).get(pid)?.start;
+}
+/** Ids of the files open on the given descriptors of a process (`socket:[123]`); empty without /proc. */
+function openFileIds(pid, fds) {
+    const ids = [];
+    for (const fd of fds) {
+        try {
+            const id = (0,external_node_fs_namespaceObject.readlinkSync)(`/proc/${pid}/fd/${fd}`);
+            // Only an anonymous pipe or socket identifies our output; a file such as /dev/null is open everywhere.
+            if (/^(pipe|socket):\[\d+\]$/.test(id))
+                ids.push(id);
+        }
+        catch {
+            // Gone already, or no /proc (macOS): the group and the ppid walk still apply.
+        }
+    }
+    return ids;
+}
+class TreeCollector {
+    root;
+    rootStart;
+    holding;
+    signal;
+    constructor(root, rootStart, holding, signal) {
+        this.root = root;
+        this.rootStart = rootStart;
+        this.holding = holding;
+        this.signal = signal;
+    }
+    /** Refuse to kill ourselves, an ancestor of ours, or a group/session we belong to. */
+    isProtected(table) {
+        const self = table.get(process.pid);
+        return (protectedPids(table).has(this.root) ||
+            (self !== undefined && (self.pgrp === this.root || self.sid === this.root)));
+    }
+    /** The pid was reused by an unrelated process since we learned its start time. */
+    rootReused(table) {
+        const entry = table.get(this.root);
+        return entry !== undefined && this.rootStart !== undefined && entry.start !== this.rootStart;
+    }
+    /** Signals the root's process group; answers whether it did. */
+    signalGroup(table, sig) {
+        if (this.rootReused(table) || this.isProtected(table))
+            return false;
+        this.signal([-this.root], sig);
+        return true;
+    }
+    /** Live members of the tree: the root, its group and session, known members and holders, and all their descendants. */
+    collect(table, known, scanHolders) {
+        const keep = protectedPids(table);
+        const seeds = [];
+        const root = table.get(this.root);
+        const reused = this.rootReused(table);
+        if (root && !reused)
+            seeds.push(root);
+        for (const entry of table.values()) {
+            if (!reused && (entry.pgrp === this.root || entry.sid === this.root))
+                seeds.push(entry);
+            else if (known.get(entry.pid) === entry.start)
+                seeds.push(entry);
+        }
+        if (scanHolders && this.holding.length > 0 && this.rootStart) {
+            // Only processes started after the root can have inherited its pipes from it.
+            const bornAfterRoot = (e) => Number(e.start) >= Number(this.rootStart);
+            for (const pid of holdersOf(table, this.holding, keep)) {
+                const entry = table.get(pid);
+                if (bornAfterRoot(entry))
+                    seeds.push(entry);
+            }
+        }
+        const children = childrenByParent(table);
+        const found = new Map();
+        const seen = new Set();
+        const queue = [];
+        for (const seed of seeds) {
+            if (keep.has(seed.pid) || seen.has(seed.pid))
+                continue;
+            seen.add(seed.pid);
+            queue.push(seed);
+        }
+        while (queue.length > 0) {
+            const entry = queue.shift();
+            if (!entry.zombie)
+                found.set(entry.pid, entry.start);
+            for (const child of children.get(entry.pid) ?? []) {
+                if (seen.has(child.pid) || keep.has(child.pid))
+                    continue;
+                seen.add(child.pid);
+                queue.push(child);
+            }
+        }
+        return found;
+    }
+}
+/** The default signaller: process.kill. */
+const signalOwn = (pids, sig) => {
+    for (const pid of pids) {
+        try {
+            process.kill(pid, sig);
+        }
+        catch {
+            // ESRCH: already gone. EPERM: not ours to kill.
+        }
+    }
+};
+/** This process, its ancestors, and pids 0 and 1. */
+function protectedPids(table) {
+    const pids = new Set([0, 1, process.pid]);
+    for (let p = table.get(process.pid)?.ppid; p !== undefined && !pids.has(p); p = table.get(p)?.ppid)
+        pids.add(p);
+    return pids;
+}
+function childrenByParent(table) {
+    const children = new Map();
+    for (const entry of table.values()) {
+        const list = children.get(entry.ppid);
+        if (list)
+            list.push(entry);
+        else
+            children.set(entry.ppid, [entry]);
+    }
+    return children;
+}
+/** Processes with one of `ids` open (a grandchild that escaped the group and outlived its parent). */
+function holdersOf(table, ids, skip) {
+    const wanted = new Set(ids);
+    const holders = [];
+    for (const entry of table.values()) {
+        if (entry.zombie || skip.has(entry.pid))
+            continue;
+        let fds;
+        try {
+            fds = (0,external_node_fs_namespaceObject.readdirSync)(`/proc/${entry.pid}/fd`);
+        }
+        catch {
+            continue;
+        }
+        for (const fd of fds) {
+            try {
+                if (wanted.has((0,external_node_fs_namespaceObject.readlinkSync)(`/proc/${entry.pid}/fd/${fd}`))) {
+                    holders.push(entry.pid);
+                    break;
+                }
+            }
+            catch {
+                // The descriptor closed while we looked.
+            }
+        }
+    }
+    return holders;
+}
+/** The process table: /proc on Linux, `ps` elsewhere, empty when neither works. */
+function readProcessTable(onlyPid) {
+    const table = new Map();
+    if (process.platform === 'linux') {
+        let names;
+        try {
+            names = onlyPid === undefined ? (0,external_node_fs_namespaceObject.readdirSync)('/proc') : [String(onlyPid)];
+        }
+        catch {
+            return table;
+        }
+        for (const name of names) {
+            if (!/^\d+$/.test(name))
+                continue;
+            try {
+                const entry = parseStat(readStat(name));
+                if (entry)
+                    table.set(entry.pid, entry);
+            }
+            catch {
+                // Exited while we read the table.
+            }
+        }
+        return table;
+    }
+    try {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('ps', ['-A', '-o', 'pid=,ppid=,pgid=,state='], {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 5000
+        });
+        for (const line of out.split('\n')) {
+            const [pid, ppid, pgrp, state] = line.trim().split(/\s+/);
+            if (!pid || !state)
+                continue;
+            table.set(Number(pid), {
+                pid: Number(pid),
+                ppid: Number(ppid),
+                pgrp: Number(pgrp),
+                sid: -1,
+                zombie: state.startsWith('Z'),
+                start: ''
+            });
+        }
+    }
+    catch {
+        // No ps: only the group kill and the direct pid remain.
+    }
+    return table;
+}
+/** Reused by readStat: a stat line is a few hundred bytes. */
+const statBuffer = Buffer.alloc(4096);
+/**
+ * `/proc/<pid>/stat` in one read: readFileSync, which cannot trust the size /proc reports (0), costs three
+ * times as much, and this runs for every process started and for every process on the machine during a kill.
+ */
+function readStat(pid) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(`/proc/${pid}/stat`, 'r');
+    try {
+        const length = (0,external_node_fs_namespaceObject.readSync)(fd, statBuffer, 0, statBuffer.length, null);
+        if (length < statBuffer.length)
+            return statBuffer.toString('latin1', 0, length);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    return (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'latin1');
+}
+/** `pid (comm) state ppid pgrp session … starttime(22) …`; comm may hold spaces and parentheses. */
+function parseStat(stat) {
+    const close = stat.lastIndexOf(')');
+    if (close < 0)
+        return undefined;
+    const fields = stat.slice(close + 2).split(' ');
+    // fields[0] is field 3 (state), so field n is fields[n - 3].
+    if (fields.length < 20)
+        return undefined;
+    return {
+        pid: Number(stat.slice(0, stat.indexOf(' '))),
+        ppid: Number(fields[1]),
+        pgrp: Number(fields[2]),
+        sid: Number(fields[3]),
+        zombie: fields[0] === 'Z' || fields[0] === 'X',
+        start: fields[19]
+    };
+}
+
+;// CONCATENATED MODULE: ./src/proc/run.ts
+
+
+
+
+
+
+const DEFAULT_CAPTURE_LIMIT = 1024 * 1024;
+const DEFAULT_KILL_GRACE_MS = 3000;
+/** After the SIGKILL round, output that stays silent this long is not waited for any more… */
+const PIPE_IDLE_MS = 200;
+/** …nor, at most, longer than this (something we could not find may keep a pipe open and writing). */
+const PIPE_MAX_WAIT_MS = 2000;
+/** The log's write buffer: past it the child's output is paused until the file catches up. */
+const LOG_HIGH_WATER_MARK = 1024 * 1024;
+/**
+ * Runs one program (never through a shell) in its own process group, with bounded capture of stdout
+ * and stderr, every byte streamed to `logFile`, and the whole process tree killed on timeout or abort.
+ * Resolves once the program has exited and its output pipes are closed. A program that cannot start
+ * resolves with `spawnError`; the promise rejects only when an onStdout/onStderr callback throws
+ * (the tree is killed first).
+ */
+function runProcess(opts) {
+    return new Promise((resolve, reject) => new ProcessRun(opts, resolve, reject).start());
+}
+class ProcessRun {
+    opts;
+    resolve;
+    reject;
+    startedAt = external_node_perf_hooks_namespaceObject.performance.now();
+    captures;
+    child;
+    identity;
+    outputIds = [];
+    exit;
+    openStreams = 0;
+    timedOut = false;
+    aborted = false;
+    spawnError;
+    callbackError;
+    /** The program has exited and its pipes are closed: timeouts and aborts no longer apply. */
+    settled = false;
+    finished = false;
+    killing;
+    log;
+    logClosed;
+    logError;
+    /** The log file is behind (its buffer is past LOG_HIGH_WATER_MARK). */
+    logBehind = false;
+    /** outputRoom's promises not settled yet: the caller cannot take more. */
+    callerWaits = 0;
+    /** The tree is dead: what is left in the pipes is read whatever the caller says. */
+    callerIgnored = false;
+    readingPaused = false;
+    timeoutTimer;
+    pipeIdleTimer;
+    pipeMaxTimer;
+    onAbort = () => {
+        if (this.settled)
+            return;
+        this.aborted = true;
+        const reason = this.opts.signal?.reason;
+        const grace = reason?.killGraceMs;
+        this.killTree(typeof grace === 'number' ? grace : undefined);
+    };
+    constructor(opts, resolve, reject) {
+        this.opts = opts;
+        this.resolve = resolve;
+        this.reject = reject;
+        const limit = Math.max(0, opts.captureLimit ?? DEFAULT_CAPTURE_LIMIT);
+        this.captures = { stdout: new BoundedCapture(limit), stderr: new BoundedCapture(limit) };
+    }
+    start() {
+        const { argv, cwd, input, signal, timeoutMs } = this.opts;
+        if (signal?.aborted) {
+            // Nothing is started for a run that is already cancelled.
+            this.aborted = true;
+            void this.finish();
+            return;
+        }
+        if (argv.length === 0 || argv[0] === '') {
+            this.spawnError = Object.assign(new Error('spawn: empty command'), { code: 'EINVAL' });
+            void this.finish();
+            return;
+        }
+        this.openLog();
+        let child;
+        try {
+            child = (0,external_node_child_process_namespaceObject.spawn)(argv[0], argv.slice(1), {
+                cwd,
+                env: this.opts.extraEnv
+                    ? { ...(this.opts.env ?? process.env), ...this.opts.extraEnv }
+                    : (this.opts.env ?? process.env),
+                // Own process group (and session), like Python's start_new_session: the whole tree can be signalled.
+                detached: true,
+                stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
+            });
+        }
+        catch (err) {
+            // Some errors (ENOTDIR, a NUL byte in an argument) are thrown instead of emitted.
+            this.spawnError = this.explain(err);
+            void this.finish();
+            return;
+        }
+        this.child = child;
+        if (child.pid !== undefined) {
+            // Read at once: a program may exit within a millisecond, leaving a grandchild with its pipes.
+            this.outputIds = openFileIds(child.pid, [1, 2]);
+            this.identity = processIdentity(child.pid);
+        }
+        // ENOENT/EACCES arrive here, on the next tick; the pipes Node opened close by themselves.
+        child.on('error', err => {
+            if (child.pid !== undefined || this.spawnError)
+                return;
+            this.spawnError = this.explain(err);
+            this.exit = { code: null, signal: null };
+            this.settleIfDone();
+        });
+        child.on('exit', (code, sig) => {
+            this.exit = { code, signal: sig };
+            this.callBack(this.opts.onExit, undefined);
+            this.settleIfDone();
+        });
+        this.watchOutput(child.stdout, 'stdout');
+        this.watchOutput(child.stderr, 'stderr');
+        if (child.stdin) {
+            // A program that exits without reading its input is not an error (EPIPE).
+            child.stdin.on('error', () => { });
+            child.stdin.end(input);
+        }
+        if (child.pid === undefined)
+            return;
+        if (timeoutMs !== undefined) {
+            this.timeoutTimer = setTimeout(() => {
+                if (this.settled)
+                    return;
+                this.timedOut = true;
+                this.killTree();
+            }, Math.max(0, timeoutMs));
+        }
+        signal?.addEventListener('abort', this.onAbort, { once: true });
+        this.callBack(this.opts.onSpawn, child.pid);
+    }
+    /** A caller's callback that throws ends the run: the tree is killed and the run rejects with the error. */
+    callBack(callback, arg) {
+        if (!callback || this.callbackError !== undefined)
+            return;
+        try {
+            callback(arg);
+        }
+        catch (err) {
+            this.callbackError = err;
+            this.killTree();
+        }
+    }
+    /** The caller has no room for more output: stop reading until it has (the program blocks in write). */
+    waitForCaller() {
+        if (this.callerIgnored || !this.opts.outputRoom)
+            return;
+        let wait;
+        try {
+            wait = this.opts.outputRoom();
+        }
+        catch {
+            // A front-end that cannot say is not waited for.
+        }
+        if (!wait)
+            return;
+        this.callerWaits++;
+        this.updateReading();
+        const settled = () => {
+            this.callerWaits--;
+            this.updateReading();
+        };
+        wait.then(settled, settled);
+    }
+    openLog() {
+        const { logFile } = this.opts;
+        if (logFile === undefined)
+            return;
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(logFile), { recursive: true });
+        }
+        catch {
+            // createWriteStream reports the real problem below.
+        }
+        const log = (0,external_node_fs_namespaceObject.createWriteStream)(logFile, { flags: 'a', highWaterMark: LOG_HIGH_WATER_MARK });
+        this.log = log;
+        this.logClosed = new Promise(resolve => log.once('close', resolve));
+        log.on('error', err => {
+            // A log we cannot write must not stop or stall the program: stop logging and say so in the result.
+            this.logError ??= err;
+            this.logBehind = false;
+            this.updateReading();
+        });
+    }
+    watchOutput(stream, name) {
+        this.openStreams++;
+        const callback = name === 'stdout' ? this.opts.onStdout : this.opts.onStderr;
+        stream.on('data', (chunk) => {
+            this.captures[name].push(chunk);
+            if (this.log && !this.logError && !this.log.write(chunk))
+                this.waitForLog();
+            this.callBack(callback, chunk);
+            this.waitForCaller();
+            if (this.pipeIdleTimer)
+                this.pipeIdleTimer.refresh();
+        });
+        stream.on('error', () => {
+            // Reads fail only when the pipe is torn down; 'close' follows.
+        });
+        stream.on('close', () => {
+            this.openStreams--;
+            this.settleIfDone();
+        });
+    }
+    /** The log file is behind: stop reading the child (it blocks on a full pipe) until the file drains. */
+    waitForLog() {
+        if (this.logBehind || !this.log)
+            return;
+        this.logBehind = true;
+        this.updateReading();
+        this.log.once('drain', () => {
+            this.logBehind = false;
+            this.updateReading();
+        });
+    }
+    /** Reads the pipes only while the log file and the caller can both take more. */
+    updateReading() {
+        const pause = this.logBehind || (this.callerWaits > 0 && !this.callerIgnored);
+        if (pause === this.readingPaused)
+            return;
+        this.readingPaused = pause;
+        for (const stream of [this.child?.stdout, this.child?.stderr]) {
+            if (pause)
+                stream?.pause();
+            else
+                stream?.resume();
+        }
+    }
+    killTree(graceMs) {
+        const pid = this.child?.pid;
+        if (this.killing || pid === undefined)
+            return;
+        const grace = Math.max(0, graceMs ?? this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+        this.killing = killProcessTree(pid, grace, {
+            start: this.identity,
+            holding: this.outputIds,
+            ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
+        }).then(() => {
+            // A reader that never reads again must not keep a dead tree's output, nor the run, waiting.
+            this.callerIgnored = true;
+            this.updateReading();
+            this.stopWaitingForPipes();
+        });
+        void this.killing.then(() => this.settleIfDone());
+    }
+    /**
+     * Everything we could find is dead, but an escaped process we could not find may still hold a pipe
+     * open: once the output goes quiet (or at the latest after PIPE_MAX_WAIT_MS), stop waiting for EOF.
+     */
+    stopWaitingForPipes() {
+        if (this.openStreams === 0)
+            return;
+        const destroy = () => {
+            if (this.logBehind) {
+                // Output is only waiting for the log file to drain; give it another moment.
+                this.pipeIdleTimer?.refresh();
+                return;
+            }
+            this.child?.stdout?.destroy();
+            this.child?.stderr?.destroy();
+        };
+        this.pipeIdleTimer = setTimeout(destroy, PIPE_IDLE_MS);
+        this.pipeMaxTimer = setTimeout(() => {
+            this.logBehind = false;
+            this.updateReading();
+            this.child?.stdout?.destroy();
+            this.child?.stderr?.destroy();
+        }, PIPE_MAX_WAIT_MS);
+    }
+    settleIfDone() {
+        if (this.settled || this.exit === undefined || this.openStreams > 0)
+            return;
+        this.settled = true;
+        clearTimeout(this.timeoutTimer);
+        clearTimeout(this.pipeIdleTimer);
+        clearTimeout(this.pipeMaxTimer);
+        // A kill in progress (its grace period) ends before we report: nothing of the tree is left behind.
+        void (this.killing ?? Promise.resolve()).then(() => this.finish());
+    }
+    async finish() {
+        if (this.finished)
+            return;
+        this.finished = true;
+        clearTimeout(this.timeoutTimer);
+        clearTimeout(this.pipeIdleTimer);
+        clearTimeout(this.pipeMaxTimer);
+        this.opts.signal?.removeEventListener('abort', this.onAbort);
+        // A grandchild may still hold stdin without reading it; our end is of no further use.
+        this.child?.stdin?.destroy();
+        if (this.log) {
+            this.log.end();
+            await this.logClosed;
+        }
+        if (this.callbackError !== undefined) {
+            this.reject(this.callbackError);
+            return;
+        }
+        const result = {
+            exitCode: this.exit?.code ?? null,
+            signal: this.exit?.signal ?? null,
+            timedOut: this.timedOut,
+            aborted: this.aborted,
+            stdout: this.captures.stdout.result(),
+            stderr: this.captures.stderr.result(),
+            durationMs: external_node_perf_hooks_namespaceObject.performance.now() - this.startedAt
+        };
+        if (this.spawnError)
+            result.spawnError = this.spawnError;
+        if (this.logError)
+            result.logError = this.logError;
+        this.resolve(result);
+    }
+    /** Node reports a missing working directory as the program being missing; say which one it is. */
+    explain(err) {
+        if (err.code === 'ENOENT' && !(0,external_node_fs_namespaceObject.existsSync)(this.opts.cwd)) {
+            err.message = `spawn ${this.opts.argv[0]} ENOENT: the working directory ${this.opts.cwd} does not exist`;
+            err.path = this.opts.cwd;
+        }
+        return err;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/proc/text.ts
+const defaultTruncationMarker = (droppedBytes) => `\n[... ${droppedBytes} bytes omitted ...]\n`;
+/**
+ * Decodes a capture as UTF-8 with replacement, like Python's `bytes.decode('utf-8', 'replace')`.
+ * Node's decoder replaces exactly the same maximal invalid subparts as Python (checked against
+ * CPython 3.11 for stray bytes, truncated sequences, overlongs, surrogates, > U+10FFFF) and, unlike
+ * `TextDecoder`'s default, keeps a leading BOM as Python's 'utf-8' codec does.
+ * A character split by the head/tail cut is dropped rather than shown as replacement characters;
+ * the bytes it loses are counted in the marker.
+ */
+function decodeCaptured(c, opts = {}) {
+    const text = (bytes) => {
+        const s = bytes.toString('utf8');
+        return opts.translateNewlines ? translateNewlines(s) : s;
+    };
+    if (!c.truncated)
+        return text(c.tail.length === 0 ? c.head : Buffer.concat([c.head, c.tail]));
+    const head = c.head.subarray(0, c.head.length - cutCharacterAtEnd(c.head));
+    const tail = c.tail.subarray(cutCharacterAtStart(c.tail));
+    const dropped = c.totalBytes - head.length - tail.length;
+    return text(head) + (opts.truncationMarker ?? defaultTruncationMarker)(dropped) + text(tail);
+}
+/** What Python's text mode does to subprocess output (`subprocess.run(..., text=True)`). */
+function translateNewlines(s) {
+    return s.replace(/\r\n?/g, '\n');
+}
+/**
+ * The reference runtime's rule for one command's text: stdout then stderr, with a "\n" between them
+ * only when both are non-empty and stdout does not already end with one. Nothing is trimmed.
+ */
+function combineOutput(stdout, stderr) {
+    if (stdout === '')
+        return stderr;
+    if (stderr === '')
+        return stdout;
+    return stdout.endsWith('\n') ? stdout + stderr : `${stdout}\n${stderr}`;
+}
+const isContinuation = (b) => b >= 0x80 && b <= 0xbf;
+/** Length of a UTF-8 sequence started by `lead`, or 0 when `lead` cannot start one. */
+function sequenceLength(lead) {
+    if (lead >= 0xc2 && lead <= 0xdf)
+        return 2;
+    if (lead >= 0xe0 && lead <= 0xef)
+        return 3;
+    if (lead >= 0xf0 && lead <= 0xf4)
+        return 4;
+    return 0;
+}
+/** The second byte is restricted for some leads (no overlongs, no surrogates, nothing above U+10FFFF). */
+function validSecondByte(lead, b) {
+    if (lead === 0xe0)
+        return b >= 0xa0 && b <= 0xbf;
+    if (lead === 0xed)
+        return b >= 0x80 && b <= 0x9f;
+    if (lead === 0xf0)
+        return b >= 0x90 && b <= 0xbf;
+    if (lead === 0xf4)
+        return b >= 0x80 && b <= 0x8f;
+    return isContinuation(b);
+}
+/**
+ * Bytes at the end of `buf` that are the valid beginning of a character the cut split. An invalid
+ * or complete ending returns 0, so it decodes exactly as Python would decode it.
+ */
+function cutCharacterAtEnd(buf) {
+    for (let back = 1; back <= Math.min(3, buf.length); back++) {
+        const lead = buf[buf.length - back];
+        if (isContinuation(lead))
+            continue;
+        const need = sequenceLength(lead);
+        if (need <= back)
+            return 0;
+        const rest = buf.subarray(buf.length - back + 1);
+        if (rest.length > 0 && !validSecondByte(lead, rest[0]))
+            return 0;
+        return rest.every(isContinuation) ? back : 0;
+    }
+    return 0;
+}
+/** Continuation bytes at the start of the tail belong to a character whose beginning was dropped. */
+function cutCharacterAtStart(buf) {
+    let n = 0;
+    while (n < 3 && n < buf.length && isContinuation(buf[n]))
+        n++;
+    return n;
+}
+
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+;// CONCATENATED MODULE: ./src/proc/small-heap.ts
+// A process that starts programs one after another should stay small: Node starts each one with fork(), which
+// copies the page tables of our anonymous memory, and the child's exec then tears that copy down.
+
+let set = false;
+/**
+ * Keeps V8's heap near what the process holds, for a loop that allocates fast and never idles:
+ * - the young generation stays at its size (V8 doubles it, up to 16 MiB a half on Node 20 and 32 on Node 24,
+ *   whenever objects keep surviving its scavenges, as a fast loop's in-flight processes do, and a busy process
+ *   never shrinks it back);
+ * - the old generation grows in small steps past what is live (V8's limits for saving memory), not up to 4×;
+ * - no optimising compiler (TurboFan, and Maglev on Node 24): its compiles on V8's worker threads leave
+ *   their malloc arenas and the code space MiBs larger as the loop's functions turn hot, for no CPU a loop
+ *   that waits on its programs can measure (the same ms an iteration; a 300 MB output streams as fast).
+ * V8 reads the heap flags each time it sizes a space and the compiler ones each time a function would tier
+ * up, so setting them at run time takes effect; measured with `npm run bench -- memory` (RSS of 1,000 plain
+ * iterations, CPU unchanged).
+ */
+function keepHeapSmall() {
+    if (set)
+        return;
+    set = true;
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--optimize-for-size');
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-turbofan');
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-maglev');
+}
+
+;// CONCATENATED MODULE: ./src/proc/index.ts
+// Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
+
+
+
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/git/git.ts
 // Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
@@ -26542,7 +26542,6 @@ async function workBeforeTheLoop(run, resumed) {
 
 
 
-
 /**
  * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`). `start`:
  * where the chain stands when this job resumes it (its iterations, cost, breaker and baseline count here).
@@ -26580,8 +26579,6 @@ async function inRun(config, ports, resumed, body) {
         }
     };
     const startedAt = clock.now();
-    // Each iteration forks programs: a heap that grew with the loop made its RSS, and every fork, grow too.
-    keepHeapSmall();
     const opened = await openRun(config, ports, startedAt);
     let metered;
     try {
@@ -29968,6 +29965,9 @@ function errorLines(error, cwd) {
 
 
 
+
+// V8's settings are the process's: set by the executable that owns it, never by a library a host imports.
+keepHeapSmall();
 const io = {
     cwd: process.cwd(),
     env: process.env,

@@ -11,6 +11,7 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import * as core from '@actions/core'
+import { keepHeapSmall } from '../proc/index.js'
 import { guardJobLog } from '../security/workflow-commands.js'
 import { run as main } from './main.js'
 import { post } from './post.js'
@@ -44,7 +45,9 @@ const started = (): boolean => {
   }
 }
 
-if (started())
+if (started()) {
+  // V8's settings are the process's: set only when the runner started this file, never in a host that imports it.
+  keepHeapSmall()
   run().then(
     // Exit now: idle HTTP keep-alive sockets must not hold the step open.
     () => process.exit(),
@@ -53,3 +56,4 @@ if (started())
       process.exit()
     }
   )
+}

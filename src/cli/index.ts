@@ -2,7 +2,11 @@
 // The `ralph-action` executable.
 import { homedir } from 'node:os'
 import { outputRoomOf } from '../loop/index.js'
+import { keepHeapSmall } from '../proc/index.js'
 import { main } from './main.js'
+
+// V8's settings are the process's: set by the executable that owns it, never by a library a host imports.
+keepHeapSmall()
 
 const io = {
   cwd: process.cwd(),

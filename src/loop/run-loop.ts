@@ -1,7 +1,6 @@
 // runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes;
 // verifyDelivered: the same run opened and closed around one clean verification, no agent. Each step is a
 // function of its own file (steps/).
-import { keepHeapSmall } from '../proc/index.js'
 import { recentHistory, type IterationMemory } from './environment.js'
 import { systemClock } from './guard.js'
 import { costWarningBefore } from './setup.js'
@@ -80,8 +79,6 @@ async function inRun(
     }
   }
   const startedAt = clock.now()
-  // Each iteration forks programs: a heap that grew with the loop made its RSS, and every fork, grow too.
-  keepHeapSmall()
   const opened = await openRun(config, ports, startedAt)
   let metered: Metered
   try {
