@@ -21760,6 +21760,10 @@ async function added(protection, pass) {
             const code = error.code;
             if (code === 'ENOENT' || code === 'ENOTDIR')
                 return;
+            // A path too long to open is never delivered either (the workspace leaves it out, with a warning), so
+            // nothing in it reaches the clean verification or the branch.
+            if (code === 'ENAMETOOLONG')
+                return;
             // Any other failure (a folder made unreadable, chmod 000 or 311) could hide new files: fail closed.
             throw new ProtectedPathError(`the folder ${dir === '' ? '.' : dir} in the work tree cannot be read (${code ?? String(error)}), so new files in it where none may be added cannot be ruled out: leave its permissions readable`);
         }
