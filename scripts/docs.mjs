@@ -34,7 +34,10 @@ export const INPUT_GROUPS = [
       'verify',
       'completion-tag',
       'protected-paths',
-      'editable'
+      'editable',
+      'holdout',
+      'holdout-path',
+      'holdout-feedback'
     ]
   },
   {

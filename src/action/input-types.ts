@@ -1,5 +1,6 @@
 // The action's settings as the steps read them (inputs.ts reads them from the runner's INPUT_* variables).
 import type { BudgetSetting } from './budget-inputs.js'
+import type { HoldoutInput } from './holdout-inputs.js'
 import type { AgentCliName } from '../agents/clis.js'
 import type { ModelProxySettings } from '../proxy/agent.js'
 import type { IsolationSetting } from '../security/index.js'
@@ -82,6 +83,8 @@ export interface ActionInputs {
   protectedPaths?: string[]
   /** `editable`: globs of the paths the agent may change (every other is protected); undefined: the ralph's. */
   editable?: string[]
+  /** `holdout`, `holdout-path`, `holdout-feedback`: gates the agent never sees (#37); undefined: none. */
+  holdout?: HoldoutInput
   /** Claude Code's --max-turns per agent run. */
   maxTurns?: number
   /** `user`: the agent runs as its own user (or the step fails); `auto`: where possible; `none`: as the job's user. */

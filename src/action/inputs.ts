@@ -12,6 +12,7 @@ import { DEFAULT_MAX_FILE_BYTES, parseFileSize } from '../git/index.js'
 import { GITHUB_ACTIONS_BOT } from '../github/own-work.js'
 import { DEFAULT_MAX_FIX_ROUNDS } from '../trigger/fix-rounds.js'
 import { readBudgetSetting, type GivenBudget } from './budget-inputs.js'
+import { readHoldout, type GivenHoldout, type HoldoutInput } from './holdout-inputs.js'
 import {
   AGENT_USER_NAME,
   DEFAULT_AGENT_MAX_PROCESSES,
@@ -338,6 +339,11 @@ export function readInputs(env: Env = process.env): ActionInputs {
     maxTurns: read.positiveInteger('max-turns'),
     protectedPaths: protectedPathsInput(read.lines('protected-paths')),
     editable: editableInput(read.lines('editable')),
+    holdout: holdoutInput({
+      commands: read.lines('holdout'),
+      path: read.text('holdout-path'),
+      feedback: read.text('holdout-feedback')
+    }),
     installAgent: installAgentInput(read.text('install-agent')),
     modelProxy: modelProxyInputs({
       on: modelProxyMode(read.text('model-proxy')),
@@ -369,6 +375,12 @@ export function readInputs(env: Env = process.env): ActionInputs {
       "Input 'github-token' is empty: leave it at its default (${{ github.token }}) or pass a token, or set open-pr: false and on-failure: none."
     )
   return inputs
+}
+
+function holdoutInput(given: GivenHoldout): HoldoutInput | undefined {
+  const read = readHoldout(given)
+  if ('problem' in read) throw new InputError(read.problem)
+  return read.holdout
 }
 
 function budgetInput(

@@ -10,6 +10,7 @@ import * as core from '@actions/core'
 import { presetFor } from '../agents/index.js'
 import {
   baselineVerdict,
+  holdoutFeedback,
   iterationCost,
   type IterationRecord,
   type LoopConfig,
@@ -222,10 +223,12 @@ export function actionLogger(
         const failing = [...v.setup, ...v.checks].filter(run => !run.passed).map(run => run.name)
         info(
           v.verdict === 'passed'
-            ? `Verified on a clean checkout of ${short}: every gate passed again (${formatDuration(v.durationMs)}).`
-            : v.verdict === 'interrupted'
-              ? `The clean checkout of ${short} was stopped.`
-              : `The gates passed in the loop's tree but failed on a clean checkout of ${short} (${failing.join(', ')}): the next prompt gets their output; nothing is pushed unless they pass there.`
+            ? `Verified on a clean checkout of ${short}: every gate passed again${v.holdout ? ', the held-out gates too' : ''} (${formatDuration(v.durationMs)}).`
+            : v.holdout && !v.holdout.passed
+              ? `Every gate passed again on a clean checkout of ${short}, but ${holdoutFeedback(v.holdout)}: nothing is pushed, and no agent runs after it.`
+              : v.verdict === 'interrupted'
+                ? `The clean checkout of ${short} was stopped.`
+                : `The gates passed in the loop's tree but failed on a clean checkout of ${short} (${failing.join(', ')}): the next prompt gets their output; nothing is pushed unless they pass there.`
         )
         break
       }

@@ -35,6 +35,7 @@ import { isHunt } from '../trigger/hunt.js'
 import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
 import { jobKind } from './jobs/kind.js'
+import { holdoutSetting } from './holdout-inputs.js'
 import { AGENT_CLIS, npmInstallOf } from '../agents/clis.js'
 
 export interface RunPlan {
@@ -338,7 +339,8 @@ export function makePlan(
 
   // model-proxy auto: the proxy runs when the agent is a preset and the job holds its key; else one notice says why not.
   // The deliver job of two-job mode runs no agent: it holds no model key, and needs none.
-  let modelProxy = jobKind(inputs).meters ? inputs.modelProxy : undefined
+  const kind = jobKind(inputs)
+  let modelProxy = kind.meters ? inputs.modelProxy : undefined
   const notices: string[] = []
   if (modelProxy?.auto) {
     const decided = autoModelProxy(ralph.agentArgv, env)
@@ -351,6 +353,18 @@ export function makePlan(
     const problem = modelProxyProblem(ralph.agentArgv, env)
     if (problem) throw new InputError(problem)
   }
+  const heldOut = holdoutSetting(
+    inputs.holdout,
+    {
+      ...kind,
+      isolation: inputs.isolation,
+      verify: inputs.verify ?? ralph.verify
+    },
+    checks,
+    [workspace, root]
+  )
+  if ('problem' in heldOut) throw new InputError(heldOut.problem)
+  if (heldOut.notice) notices.push(heldOut.notice)
   const config = loopConfig({
     ralph,
     projectRoot: root,
@@ -378,6 +392,7 @@ export function makePlan(
     // The verdict is the action's: what judges the agent is put back before every gate run (auto by default).
     protect: inputs.protectedPaths ?? ralph.protected ?? ['auto'],
     ...((inputs.editable ?? ralph.editable) ? { editable: inputs.editable ?? ralph.editable } : {}),
+    ...(heldOut.setting ? { holdout: heldOut.setting } : {}),
     ...(promptText !== undefined ? { promptText } : {}),
     ...(promptAppendix !== undefined ? { promptAppendix } : {})
   })

@@ -34,6 +34,8 @@ export { outputRoomOf } from './output-room.js'
 export { runCommands, capOutput, type CommandContext, type CommandsOutcome } from './commands.js'
 export { runChecks, CHECK_TAIL_CHARS, type CheckContext } from './checks.js'
 export { verifyCommit, verifyModeOf, runSetup, cleanFailures, setupCommands } from './verify.js'
+export { holdoutFeedback, HOLDOUT_FAILED } from './clean/holdout-text.js'
+export { holdoutFolderProblem } from './clean/holdout.js'
 export {
   buildPrompt,
   loopPlaceholdersUsed,

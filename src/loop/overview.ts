@@ -4,6 +4,7 @@
 import { cell, code, codeCell, fence } from '../text/markdown.js'
 import type { BaselineRecord, CheckRun, IterationRecord, IterationVerdict, LoopStatus } from './types.js'
 import { showPath } from '../text/tree-path.js'
+import { holdoutFeedback } from './clean/holdout-text.js'
 
 const VERDICT: Record<IterationVerdict, string> = {
   passed: '✅ passed',
@@ -199,10 +200,16 @@ function verificationSentence(status: LoopStatus): string | undefined {
     ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(showPath(p))).join(', ')}.`
     : ''
   const setup = verification.setup.length > 0 ? ', after the setup commands' : ''
+  const holdout = verification.holdout
+  const heldOut = holdout?.passed
+    ? ` **Held-out gates passed** there too (gates the agent never saw): ${(holdout.gates ?? []).map(name => code(name)).join(', ')}.`
+    : ''
   if (verification.verdict === 'passed')
-    return `**Verified on a clean checkout of ${short}**: every gate passed again on exactly that commit, with no ignored or untracked file of the loop’s tree${setup}.${reverts}`
+    return `**Verified on a clean checkout of ${short}**: every gate passed again on exactly that commit, with no ignored or untracked file of the loop’s tree${setup}.${reverts}${heldOut}`
   if (verification.verdict === 'interrupted')
     return `_The clean checkout of ${short} was stopped before its gates finished._`
+  if (holdout && !holdout.passed)
+    return `**Every gate passed again on a clean checkout of ${short}, but ${holdoutFeedback(holdout)}** there.${reverts}`
   return `**The gates failed on a clean checkout of ${short}** (they passed in the loop’s own tree)${setup}.${reverts}`
 }
 

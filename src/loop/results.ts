@@ -205,7 +205,25 @@ export interface VerificationRecord {
   checksMs: number
   /** Protected paths put back from the base commit in the clean checkout before its gates ran. */
   protectedReverts?: string[]
+  /** The held-out gates (#37), run once the others passed here: as `holdout-feedback` lets the run tell. */
+  holdout?: HoldoutRecord
 }
+
+/**
+ * The held-out gates' verdict. With feedback `none` a failure names no gate and keeps no output (`gates` only when
+ * they all passed); with `full` every run is kept, as the other gates'.
+ */
+export interface HoldoutRecord {
+  passed: boolean
+  feedback: HoldoutFeedback
+  /** The held-out gates by name, when they passed or the feedback is full. */
+  gates?: string[]
+  /** Their runs (feedback full only). */
+  runs?: CheckRun[]
+}
+
+/** What a held-out gate's failure tells the loop: that one failed (`none`), or its output (`full`). */
+export type HoldoutFeedback = 'none' | 'full'
 
 export interface CostSummary {
   totalUsd: number

@@ -3,6 +3,7 @@
 import type { BreakerTrip } from './breaker.js'
 import type { Trip } from './guard.js'
 import type { IterationRecord, StopReason, VerificationRecord } from './types.js'
+import { holdoutFeedback } from './clean/holdout-text.js'
 
 export interface Stop {
   reason: StopReason
@@ -76,7 +77,7 @@ function outcomeStop(
       detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
     }
   }
-  const unfixable = setupMissing(end)
+  const unfixable = setupMissing(end) ?? heldOutFailed(end)
   if (unfixable) return unfixable
   if (breaker) return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` }
   return undefined
@@ -121,6 +122,19 @@ function setupMissing(end: IterationEnd): Stop | undefined {
   return {
     reason: 'verify_failed',
     detail: `the gates passed in the loop's tree in iteration ${end.iteration} but failed on a clean checkout of ${verification.commit.slice(0, 12)}${missingSetupHint(verification)}; no agent can fix that, so the loop stopped there`
+  }
+}
+
+/**
+ * Held-out gates that failed end the run at once: they run once, so no agent runs after them to read what their
+ * code under test may have left, or to try again against them as an oracle.
+ */
+function heldOutFailed(end: IterationEnd): Stop | undefined {
+  const verification = end.record.verification
+  if (!verification?.holdout || verification.holdout.passed) return undefined
+  return {
+    reason: 'verify_failed',
+    detail: `every gate passed on a clean checkout of ${verification.commit.slice(0, 12)} in iteration ${end.iteration}, but ${holdoutFeedback(verification.holdout)}; held-out gates run once, so the loop stopped there`
   }
 }
 

@@ -14,6 +14,7 @@ import type {
   ChainRun,
   CheckRun,
   CommandRun,
+  HoldoutFeedback,
   IterationRecord,
   LoopResult,
   LoopStatus,
@@ -115,6 +116,8 @@ export interface LoopConfig {
   protect?: string[]
   /** Globs of the paths the agent may change (#37): every other path is protected. Absent: off. */
   editable?: string[]
+  /** Gates the agent never sees (#37), run only at the clean verification: see loop/clean/holdout.ts. */
+  holdout?: HoldoutSetting
   // Added with the clean verification (#27); optional, with defaults.
   /**
    * Commands run with bash in the project root before the baseline (before iteration 1 without one) and in
@@ -173,6 +176,15 @@ export interface LoopPorts {
   outputRoom?: () => Promise<void> | undefined
   /** How the clean checkout is made and handed over (the action's hermetic git, the agent's user). */
   verify?: VerifyPorts
+}
+
+/** The held-out gates (#37): what runs, from where, and what a failure may tell the loop. */
+export interface HoldoutSetting {
+  /** Run as the other gates are, on the clean checkout once they passed there. */
+  checks: RalphCheck[]
+  /** A folder only the action's user can read, outside the work tree: its files go into the checkout's project. */
+  path: string
+  feedback: HoldoutFeedback
 }
 
 /** What the clean verification needs from its surroundings; every port has a default. */

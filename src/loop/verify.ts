@@ -11,6 +11,7 @@ import { writeCommitTree } from '../git/write-tree.js'
 import type { RalphCheck } from '../ralph/index.js'
 import { runChecks } from './checks.js'
 import { applyCloneAttributes } from './clean/clone.js'
+import { runHoldout, takeBack } from './clean/holdout.js'
 import { prepareJudges, testsOfProject } from './clean/judges.js'
 import {
   changedDuringGates,
@@ -23,6 +24,7 @@ import {
 import { addedChecks } from './defaults.js'
 import type { IterationMemory, LoopEnvironment } from './environment.js'
 import { gateContext } from './gates.js'
+import { startPackageJson } from './test-count.js'
 import type { CheckRun, LoopConfig, VerificationRecord, VerifyMode, VerifyPorts } from './types.js'
 import { iso } from './iso.js'
 
@@ -241,12 +243,29 @@ export async function verifyCommit(
       }
       verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed'
     }
+    const holdout = env.config.holdout
+    if (holdout && verification.verdict === 'passed') {
+      // The checkout is the action's again (every process of the gates' user killed) before held-out files go in.
+      await takeBack(giveBack, env)
+      giveBack = undefined
+      const packageJson = await startPackageJson(env.workspace, env.workTree, base)
+      const held = await runHoldout(env, holdout, {
+        checkout,
+        cwd,
+        folder,
+        dir,
+        packageJson,
+        lend: ports.lend
+      })
+      verification.holdout = held.record
+      failures.push(...held.failures)
+      verification.verdict = held.interrupted ? 'interrupted' : held.record.passed ? 'passed' : 'failed'
+    }
     verification.durationMs = Math.round(env.clock.now() - started)
     return { verification, failures }
   } finally {
     // Given back before it is removed: what the gates made there is the action's again.
-    const problems = (await giveBack?.().catch((error: Error) => [error.message])) ?? []
-    for (const problem of problems) env.emit({ type: 'warning', message: `the clean checkout: ${problem}` })
+    await takeBack(giveBack, env)
     // A folder left in the temp dir changes no verdict: the temp dir's own cleanup takes it.
     await rm(folder, { recursive: true, force: true }).catch(() => undefined)
     await runGit(['worktree', 'prune'], git)

@@ -18,6 +18,10 @@ export interface JobKind {
   delivers: boolean
   /** The gates' verdict: the loop's own (`loop`), or the agent job's claim checked on a clean checkout (`again`). */
   verification: 'loop' | 'again'
+  /** The held-out gates run at this job's clean verification: not in the agent job of two (the deliver job's). */
+  holdout: boolean
+  /** An agent runs in this job: not in the deliver job (held-out gates need the agent's own user then). */
+  runsAgent: boolean
   /** A dry run of a chain's next run checks that run first, as the run would: the run `resume` names. */
   resumes?: string
 }
@@ -28,7 +32,9 @@ const ONE: Omit<JobKind, 'kind'> = {
   installsAgent: true,
   meters: true,
   delivers: true,
-  verification: 'loop'
+  verification: 'loop',
+  holdout: true,
+  runsAgent: true
 }
 
 /** The job kind of these inputs, and its values. */
@@ -46,13 +52,29 @@ export function jobKind(
     delivers: running,
     ...(inputs.resume !== undefined ? { resumes: inputs.resume } : {})
   }
-  if (inputs.mode === 'list') return { ...values, kind: 'list', delivers: false }
+  if (inputs.mode === 'list')
+    return { ...values, kind: 'list', delivers: false, holdout: false, runsAgent: false }
   // The first job of two with a budget (#38): it reserves the lease, and runs no agent.
   if (inputs.mode === 'reserve')
-    return { ...values, kind: 'reserve', delivers: false, installsAgent: false, meters: false }
-  if (inputs.dryRun) return { ...values, kind: 'dry-run' }
-  if (inputs.mode === 'agent') return { ...values, kind: 'agent' }
-  if (deliverJob) return { ...values, kind: 'deliver', artifactSuffix: '-deliver', verification: 'again' }
+    return {
+      ...values,
+      kind: 'reserve',
+      delivers: false,
+      installsAgent: false,
+      meters: false,
+      holdout: false,
+      runsAgent: false
+    }
+  if (inputs.dryRun) return { ...values, kind: 'dry-run', holdout: false, runsAgent: false }
+  if (inputs.mode === 'agent') return { ...values, kind: 'agent', holdout: false }
+  if (deliverJob)
+    return {
+      ...values,
+      kind: 'deliver',
+      artifactSuffix: '-deliver',
+      verification: 'again',
+      runsAgent: false
+    }
   if (inputs.resume !== undefined) return { ...values, kind: 'resumed' }
   return { ...values, kind: 'one' }
 }

@@ -1,6 +1,7 @@
 // Step: the clean verification of a delivered commit — the gates on a clean checkout of `commit`, its
 // protected paths put back from `base`, and the stop its verdict makes. What it runs comes as arguments, so a
 // verdict with more to run (canaries, report files) takes its seat here.
+import { holdoutFeedback } from '../clean/holdout-text.js'
 import type { IterationMemory } from '../environment.js'
 import { decideStop, missingSetupHint, type Stop } from '../stop.js'
 import { verifyCommit } from '../verify.js'
@@ -31,6 +32,11 @@ export async function cleanVerification(
         detail: `the clean checkout of ${short} was interrupted`
       }
     )
+  if (verification.holdout && !verification.holdout.passed)
+    return {
+      reason: 'verify_failed',
+      detail: `every gate passed on a clean checkout of ${short}, but ${holdoutFeedback(verification.holdout)}`
+    }
   return {
     reason: 'verify_failed',
     detail: `on a clean checkout of ${short}, ${[...new Set(failures.map(f => f.name))].join(', ')} failed${missingSetupHint(verification)}`

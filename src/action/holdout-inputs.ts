@@ -1,0 +1,77 @@
+// Held-out gates as inputs (#37): `holdout` (gate commands, one a line, as `checks`), `holdout-path` (the folder
+// of their files, the action's user's only) and `holdout-feedback` (`none` or `full`). A problem is one line naming
+// the input and the fix; the caller throws it as its InputError. The folder itself is checked at planning.
+import path from 'node:path'
+import {
+  addedChecks,
+  holdoutFolderProblem,
+  type HoldoutFeedback,
+  type HoldoutSetting
+} from '../loop/index.js'
+import type { RalphCheck } from '../ralph/index.js'
+
+export interface HoldoutInput {
+  commands: string[]
+  path: string
+  feedback: HoldoutFeedback
+}
+
+/** The inputs as given: `holdout`'s lines, the others trimmed (undefined when empty). */
+export interface GivenHoldout {
+  commands: string[]
+  path: string | undefined
+  feedback: string | undefined
+}
+
+const FOLDER =
+  'a folder outside the workspace that only the action’s user can read, filled by an earlier step (e.g. mkdir -m 700 "$RUNNER_TEMP/holdout")'
+
+/** The held-out gates, none (nothing given), or the problem. */
+export function readHoldout(given: GivenHoldout): { holdout?: HoldoutInput } | { problem: string } {
+  const feedback = given.feedback ?? 'none'
+  if (feedback !== 'none' && feedback !== 'full')
+    return { problem: `Input 'holdout-feedback' must be none or full, got '${feedback}'.` }
+  if (given.commands.length === 0) {
+    if (given.path !== undefined)
+      return {
+        problem:
+          "Input 'holdout-path' is set but 'holdout' is empty: give the held-out gate commands, one a line."
+      }
+    return {}
+  }
+  if (given.path === undefined) return { problem: `Input 'holdout' needs 'holdout-path': ${FOLDER}.` }
+  if (!path.isAbsolute(given.path))
+    return { problem: `Input 'holdout-path' must be an absolute path, got '${given.path}': ${FOLDER}.` }
+  return { holdout: { commands: given.commands, path: path.normalize(given.path), feedback } }
+}
+
+/**
+ * The held-out gates this job runs (none where they do not run: the agent job of two), named apart from `checks`;
+ * or the problem: a folder another user could read or replace, or an agent run as the job's own user, who can
+ * read any folder of that user.
+ */
+export function holdoutSetting(
+  input: HoldoutInput | undefined,
+  here: { holdout: boolean; runsAgent: boolean; isolation: string; verify: 'clean' | 'tree' | undefined },
+  checks: RalphCheck[],
+  outside: readonly string[]
+): { setting?: HoldoutSetting; notice?: string } | { problem: string } {
+  if (!input) return {}
+  if (!here.holdout)
+    return { notice: 'holdout: the held-out gates run in the deliver job; this job never holds them' }
+  if (here.verify === 'tree' || checks.length === 0)
+    return {
+      problem:
+        "Input 'holdout' needs the clean verification (gates, and verify: clean): held-out gates run there, after the other gates passed."
+    }
+  if (here.runsAgent && here.isolation === 'none')
+    return {
+      problem:
+        "Input 'holdout' needs the agent to run as its own user (isolation: auto or user): with isolation: none it runs as the job's user and can read holdout-path."
+    }
+  const problem = holdoutFolderProblem(input.path, process.getuid?.() ?? -1, outside)
+  if (problem) return { problem: `Input 'holdout-path': ${problem}.` }
+  return {
+    setting: { checks: addedChecks(input.commands, checks), path: input.path, feedback: input.feedback }
+  }
+}
