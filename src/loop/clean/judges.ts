@@ -96,7 +96,8 @@ function targetsOf(
 ): string[] {
   const named = words
     .filter(w => !w.startsWith('-') && !w.includes('='))
-    .map(w => path.posix.normalize(w.replace(/^\.\//, '')))
+    // A folder named with its slash (`test/`) names the files under it as well.
+    .map(w => path.posix.normalize(w.replace(/^\.\//, '')).replace(/(?<=.)\/+$/, ''))
     .filter(w => !path.posix.isAbsolute(w) && !w.startsWith('..'))
     // A folder, or a test file of the runner's kind: a flag's value (`--import ./setup.mjs`) names neither.
     .filter(w => w === '.' || TEST_NAME[runner].test(w) || isFolder(path.join(cwd, w)))
