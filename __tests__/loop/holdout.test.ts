@@ -231,7 +231,8 @@ test('the feedback: one fixed line with none; the failing gates’ names with fu
     timedOut: false,
     durationMs: 1,
     outputBytes: 1,
-    tail: SECRET
+    tail: SECRET,
+    log: 'x'
   }
   expect(holdoutFeedback({ passed: false, feedback: 'none' })).toBe('a held-out gate failed')
   expect(holdoutFeedback({ passed: false, feedback: 'full', runs: [failed] })).toBe(
