@@ -1,53 +1,11 @@
-// Held-out gates as inputs (#37): `holdout`, `holdout-path`, `holdout-feedback`, read as the runner hands them
-// over; where they run (not in the agent job of two); what refuses them before any agent runs.
+// Held-out gates (#37): where they run (not in the agent job of two), and what refuses them before any agent
+// runs. Their inputs' parsing is in inputs.test.ts.
 import { chmodSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, test } from '@jest/globals'
 import { holdoutSetting } from '../../src/action/holdout-inputs.js'
-import { InputError, readInputs } from '../../src/action/inputs.js'
 import { jobKind } from '../../src/action/jobs/kind.js'
 import { tempDir } from '../git/temp-repo.js'
-import { inputEnv } from './harness.js'
-
-const read = (given: Record<string, string>) => readInputs(inputEnv(given))
-const problem = (given: Record<string, string>): string => {
-  try {
-    read(given)
-  } catch (error) {
-    expect(error).toBeInstanceOf(InputError)
-    return (error as Error).message
-  }
-  throw new Error('expected an InputError')
-}
-
-test('holdout, holdout-path and holdout-feedback are read: commands one a line, feedback none by default', () => {
-  expect(
-    read({ ralph: 'r', holdout: 'node --test holdout/\nmake hidden', 'holdout-path': '/srv/h/' }).holdout
-  ).toEqual({
-    commands: ['node --test holdout/', 'make hidden'],
-    path: '/srv/h/',
-    feedback: 'none'
-  })
-  expect(
-    read({ ralph: 'r', holdout: 'x', 'holdout-path': '/srv/h', 'holdout-feedback': 'full' }).holdout?.feedback
-  ).toBe('full')
-  expect(read({ ralph: 'r' }).holdout).toBeUndefined()
-})
-
-test('a held-out setting that cannot work is one line naming the input and the fix', () => {
-  expect(problem({ ralph: 'r', holdout: 'x' })).toBe(
-    "Input 'holdout' needs 'holdout-path': a folder outside the workspace that only the action’s user can read, filled by an earlier step (e.g. mkdir -m 700 \"$RUNNER_TEMP/holdout\")."
-  )
-  expect(problem({ ralph: 'r', holdout: 'x', 'holdout-path': 'rel/h' })).toMatch(
-    /^Input 'holdout-path' must be an absolute path, got 'rel\/h': /
-  )
-  expect(problem({ ralph: 'r', 'holdout-path': '/srv/h' })).toBe(
-    "Input 'holdout-path' is set but 'holdout' is empty: give the held-out gate commands, one a line."
-  )
-  expect(problem({ ralph: 'r', holdout: 'x', 'holdout-path': '/srv/h', 'holdout-feedback': 'some' })).toBe(
-    "Input 'holdout-feedback' must be none or full, got 'some'."
-  )
-})
 
 describe('where held-out gates run', () => {
   const folder = (): string => {

@@ -384,3 +384,32 @@ test('bot-login names the account an installation token delivers as; github-acti
     new InputError('Input \'bot-login\' must be a bot login as it appears, like my-app[bot], got "my-app".')
   )
 })
+
+test('holdout, holdout-path and holdout-feedback are read: commands one a line, feedback none by default', () => {
+  expect(
+    read({ ralph: 'r', holdout: 'node --test holdout/\nmake hidden', 'holdout-path': '/srv/h/' }).holdout
+  ).toEqual({
+    commands: ['node --test holdout/', 'make hidden'],
+    path: '/srv/h/',
+    feedback: 'none'
+  })
+  expect(
+    read({ ralph: 'r', holdout: 'x', 'holdout-path': '/srv/h', 'holdout-feedback': 'full' }).holdout?.feedback
+  ).toBe('full')
+  expect(read({ ralph: 'r' }).holdout).toBeUndefined()
+})
+
+test('a held-out setting that cannot work is one line naming the input and the fix', () => {
+  expect(problem({ ralph: 'r', holdout: 'x' })).toBe(
+    "Input 'holdout' needs 'holdout-path': a folder outside the workspace that only the action’s user can read, filled by an earlier step (e.g. mkdir -m 700 \"$RUNNER_TEMP/holdout\")."
+  )
+  expect(problem({ ralph: 'r', holdout: 'x', 'holdout-path': 'rel/h' })).toMatch(
+    /^Input 'holdout-path' must be an absolute path, got 'rel\/h': /
+  )
+  expect(problem({ ralph: 'r', 'holdout-path': '/srv/h' })).toBe(
+    "Input 'holdout-path' is set but 'holdout' is empty: give the held-out gate commands, one a line."
+  )
+  expect(problem({ ralph: 'r', holdout: 'x', 'holdout-path': '/srv/h', 'holdout-feedback': 'some' })).toBe(
+    "Input 'holdout-feedback' must be none or full, got 'some'."
+  )
+})

@@ -28,7 +28,7 @@ async function entriesOf(repo: string, commit: string, env?: NodeJS.ProcessEnv):
 }
 
 /** A new file (never an existing one, never through a link), with its bytes. */
-function writeNew(file: Buffer, bytes: Buffer, mode: number): void {
+export function writeNew(file: Buffer | string, bytes: Buffer, mode: number): void {
   const fd = openSync(
     file,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,

@@ -5,18 +5,9 @@
 // canaries in each held-out test file), and a failure ends the run: no agent runs after them, so none can read
 // what their code under test may have copied, nor use them as a yes/no oracle. What the run tells of a failure
 // is `holdout-feedback`'s: by default only that a held-out gate failed (no name, no output, no log kept).
-import {
-  constants,
-  closeSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  realpathSync
-} from 'node:fs'
-import { unlinkSync, writeSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, unlinkSync } from 'node:fs'
 import path from 'node:path'
+import { writeNew } from '../../git/write-tree.js'
 import { runChecks } from '../checks.js'
 import type { LoopEnvironment } from '../environment.js'
 import { gateContext } from '../gates.js'
@@ -127,20 +118,6 @@ function lstatOrUndefined(file: string): ReturnType<typeof lstatSync> | undefine
   } catch {
     // Nothing there yet: the held-out file or folder is made.
     return undefined
-  }
-}
-
-/** A new file, never through a link (O_EXCL | O_NOFOLLOW). */
-function writeNew(file: string, bytes: Buffer, mode: number): void {
-  const fd = openSync(
-    file,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    mode
-  )
-  try {
-    for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done)
-  } finally {
-    closeSync(fd)
   }
 }
 
