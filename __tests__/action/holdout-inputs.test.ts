@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, test } from '@jest/globals'
-import { holdoutSetting } from '../../src/action/holdout-inputs.js'
+import { holdoutFallbackRefusal, holdoutSetting } from '../../src/action/holdout-inputs.js'
 import { jobKind } from '../../src/action/jobs/kind.js'
 import { tempDir } from '../git/temp-repo.js'
 
@@ -65,4 +65,14 @@ describe('where held-out gates run', () => {
       problem: `Input 'holdout-path': holdout-path ${dir} has mode 750: other users may open it; chmod 700 it.`
     })
   })
+})
+
+test('where the agent cannot have its own user, a job that runs an agent and held-out gates refuses to fall back to the job’s user', () => {
+  const setting = { checks: [], path: '/srv/h', feedback: 'none' as const }
+  expect(holdoutFallbackRefusal(setting, true, 'sudo is not installed')).toBe(
+    "holdout needs the agent to run as its own user, which is not possible here: sudo is not installed. As the job's user it could read holdout-path."
+  )
+  // The deliver job runs no agent; a job without held-out gates has nothing to hide.
+  expect(holdoutFallbackRefusal(setting, false, 'x')).toBeUndefined()
+  expect(holdoutFallbackRefusal(undefined, true, 'x')).toBeUndefined()
 })

@@ -39,6 +39,8 @@ import {
   type AgentIsolation,
   type IsolationState
 } from '../security/index.js'
+import { holdoutFallbackRefusal } from './holdout-inputs.js'
+import { jobKind } from './jobs/kind.js'
 import type { RunPlan } from './plan.js'
 import { saveState, type SavedState } from './state.js'
 
@@ -74,6 +76,8 @@ export async function isolateLoop(plan: RunPlan, workTree: string): Promise<Agen
   }
   const fallBack = (why: string): undefined => {
     if (setting === 'user') throw new IsolationError(`isolation: user is not possible here: ${why}.`)
+    const heldOut = holdoutFallbackRefusal(plan.config.holdout, jobKind(plan.inputs).runsAgent, why)
+    if (heldOut) throw new IsolationError(heldOut)
     core.warning(
       `The agent runs as the job's own user: ${why}. That is isolation: none, ${NONE_RISK}. Run on a runner where the action is root or has passwordless sudo (GitHub-hosted Linux runners are), or set isolation: none to say you accept it.`
     )

@@ -75,3 +75,16 @@ export function holdoutSetting(
     setting: { checks: addedChecks(input.commands, checks), path: input.path, feedback: input.feedback }
   }
 }
+
+/**
+ * Why a job whose agent cannot have a user of its own may not fall back to the job's user (`why`: what stands in
+ * the way): its agent could read the held-out folder. Undefined when it may.
+ */
+export function holdoutFallbackRefusal(
+  holdout: HoldoutSetting | undefined,
+  runsAgent: boolean,
+  why: string
+): string | undefined {
+  if (!holdout || !runsAgent) return undefined
+  return `holdout needs the agent to run as its own user, which is not possible here: ${why}. As the job's user it could read holdout-path.`
+}
