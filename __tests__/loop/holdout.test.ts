@@ -14,6 +14,7 @@ import path from 'node:path'
 import { tempDir } from '../git/temp-repo.js'
 import { holdoutFolderProblem, layHoldout } from '../../src/loop/clean/holdout.js'
 import { HOLDOUT_FAILED, holdoutFeedback } from '../../src/loop/clean/holdout-text.js'
+import { decideStop } from '../../src/loop/stop.js'
 import type { HoldoutSetting } from '../../src/loop/index.js'
 import { countRuns, harness, type Harness } from './harness.js'
 
@@ -239,4 +240,31 @@ test('the feedback: one fixed line with none; the failing gates’ names with fu
     'a held-out gate failed (hidden)'
   )
   expect(holdoutFeedback({ passed: true, feedback: 'full', gates: ['hidden'] })).toBe('')
+})
+
+test('held-out gates stopped by the run’s end are not called failed: the stop is the run’s own', () => {
+  const verification = {
+    commit: 'c'.repeat(40),
+    iteration: 1,
+    startedAt: '',
+    durationMs: 0,
+    setup: [],
+    checks: [],
+    checksMs: 0,
+    holdout: { passed: false, feedback: 'none' as const }
+  }
+  const end = (verdict: 'failed' | 'interrupted') => ({
+    iteration: 1,
+    success: false,
+    interrupted: verdict === 'interrupted',
+    record: { verification: { ...verification, verdict } }
+  })
+  const budgets = { ran: 1, maxIterations: 5, gated: true, stopOnError: false }
+  const stop = (verdict: 'failed' | 'interrupted') =>
+    decideStop(
+      end(verdict) as unknown as Parameters<typeof decideStop>[0],
+      budgets as unknown as Parameters<typeof decideStop>[1]
+    )
+  expect(stop('failed')?.detail).toContain('but a held-out gate failed; held-out gates run once')
+  expect(stop('interrupted')).toBeUndefined()
 })

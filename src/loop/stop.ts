@@ -131,7 +131,8 @@ function setupMissing(end: IterationEnd): Stop | undefined {
  */
 function heldOutFailed(end: IterationEnd): Stop | undefined {
   const verification = end.record.verification
-  if (!verification?.holdout || verification.holdout.passed) return undefined
+  if (verification?.verdict !== 'failed' || !verification.holdout || verification.holdout.passed)
+    return undefined
   return {
     reason: 'verify_failed',
     detail: `every gate passed on a clean checkout of ${verification.commit.slice(0, 12)} in iteration ${end.iteration}, but ${holdoutFeedback(verification.holdout)}; held-out gates run once, so the loop stopped there`
