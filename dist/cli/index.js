@@ -23464,7 +23464,8 @@ function wordsOf(command, scripts = {}) {
 function targetsOf(runner, tests, words, cwd) {
     const named = words
         .filter(w => !w.startsWith('-') && !w.includes('='))
-        .map(w => external_node_path_default().posix.normalize(w.replace(/^\.\//, '')))
+        // A folder named with its slash (`test/`) names the files under it as well.
+        .map(w => external_node_path_default().posix.normalize(w.replace(/^\.\//, '')).replace(/(?<=.)\/+$/, ''))
         .filter(w => !external_node_path_default().posix.isAbsolute(w) && !w.startsWith('..'))
         // A folder, or a test file of the runner's kind: a flag's value (`--import ./setup.mjs`) names neither.
         .filter(w => w === '.' || TEST_NAME[runner].test(w) || isFolder(external_node_path_default().join(cwd, w)));
@@ -23632,11 +23633,224 @@ function judgeRun(j, run, start, command, cwd) {
     return { problems, tests: { run: now, passed: now - failed, failed, skipped } };
 }
 
+;// CONCATENATED MODULE: ./src/loop/clean/holdout-text.ts
+/** What the loop hears of a failure with `holdout-feedback: none`: this line, nothing else. */
+const HOLDOUT_FAILED = 'a held-out gate failed';
+/** The failure's line: that one failed, or (full) which failed. Empty when they passed. */
+function holdout_text_holdoutFeedback(record) {
+    if (record.passed)
+        return '';
+    const failed = (record.runs ?? []).filter(run => !run.passed).map(run => run.name);
+    if (record.feedback === 'none' || failed.length === 0)
+        return HOLDOUT_FAILED;
+    return `${HOLDOUT_FAILED} (${failed.join(', ')})`;
+}
+
+;// CONCATENATED MODULE: ./src/loop/clean/holdout.ts
+// Held-out gates (#37): gates whose files the agent never sees. Their files wait in a folder only the action's
+// user can read (`holdout-path`: outside the work tree, 0700, filled by an earlier workflow step), and go into
+// the clean checkout only after the other gates passed there, while it is the action's own again (every process
+// of the agent's user killed). They run once, as the agent's user, judged like the other gates (report file,
+// canaries in each held-out test file), and a failure ends the run: no agent runs after them, so none can read
+// what their code under test may have copied, nor use them as a yes/no oracle. What the run tells of a failure
+// is `holdout-feedback`'s: by default only that a held-out gate failed (no name, no output, no log kept).
+
+
+
+
+
+
+
+
+/**
+ * Why `dir` cannot hold held-out gates' files (undefined: it can): an absolute folder, not a link, owned by
+ * `owner` (the action's user) and closed to everyone else, outside each of `outside` (the work tree), under
+ * folders no one else may rename it out of.
+ */
+function holdoutFolderProblem(dir, owner, outside) {
+    const fix = 'give holdout-path a folder the action’s user made, e.g. mkdir -m 700 "$RUNNER_TEMP/holdout", outside the workspace';
+    if (!external_node_path_default().isAbsolute(dir))
+        return `holdout-path must be an absolute path, got ${dir}: ${fix}`;
+    let stat;
+    try {
+        stat = (0,external_node_fs_namespaceObject.lstatSync)(dir);
+    }
+    catch {
+        return `holdout-path ${dir} does not exist: ${fix}`;
+    }
+    if (!stat.isDirectory())
+        return `holdout-path ${dir} is not a folder (a link is not followed): ${fix}`;
+    if (stat.uid !== owner)
+        return `holdout-path ${dir} belongs to uid ${stat.uid}, not to the action's user (uid ${owner}): ${fix}`;
+    if ((stat.mode & 0o077) !== 0)
+        return `holdout-path ${dir} has mode ${(stat.mode & 0o777).toString(8)}: other users may open it; chmod 700 it`;
+    const real = (0,external_node_fs_namespaceObject.realpathSync)(dir);
+    for (const place of outside) {
+        if (place === '')
+            continue;
+        let top;
+        try {
+            top = (0,external_node_fs_namespaceObject.realpathSync)(place);
+        }
+        catch {
+            // A place that does not exist holds nothing: the folder cannot be inside it.
+            continue;
+        }
+        const rel = external_node_path_default().relative(top, real);
+        if (rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel)))
+            return `holdout-path ${dir} is inside ${place}, where the agent works: ${fix}`;
+    }
+    // A parent another user may write (and not sticky) lets that user move the folder away and put its own there.
+    for (let parent = external_node_path_default().dirname(real);; parent = external_node_path_default().dirname(parent)) {
+        const p = (0,external_node_fs_namespaceObject.lstatSync)(parent);
+        const shared = (p.mode & 0o022) !== 0 && (p.mode & 0o1000) === 0;
+        if (shared && p.uid !== owner)
+            return `holdout-path ${dir} lies under ${parent}, which other users may write: ${fix}`;
+        if (parent === external_node_path_default().dirname(parent))
+            break;
+    }
+    return undefined;
+}
+/**
+ * Copies the regular files and folders of `from` into `project` (a clean checkout, the action's own: nothing of
+ * the agent's runs there now). A delivered file where a held-out file goes is replaced; a delivered link or file
+ * where a held-out folder goes, or anything but a regular file where a held-out file goes, is a problem: nothing
+ * is ever written through a link the agent committed.
+ */
+function layHoldout(from, project) {
+    const files = new Map();
+    const problems = [];
+    const walk = (rel) => {
+        for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(external_node_path_default().join(from, rel), { withFileTypes: true })) {
+            const name = rel === '' ? entry.name : `${rel}/${entry.name}`;
+            const source = external_node_path_default().join(from, name);
+            const target = external_node_path_default().join(project, name);
+            const there = lstatOrUndefined(target);
+            if (entry.isDirectory()) {
+                if (there === undefined)
+                    (0,external_node_fs_namespaceObject.mkdirSync)(target, { mode: 0o755 });
+                else if (!there.isDirectory()) {
+                    problems.push(`the delivered commit has ${name}, not a folder, where the held-out folder ${name} goes`);
+                    continue;
+                }
+                walk(name);
+            }
+            else if (entry.isFile()) {
+                if (there !== undefined && !there.isFile()) {
+                    problems.push(`the delivered commit has ${name}, not a regular file, where a held-out file goes`);
+                    continue;
+                }
+                if (there !== undefined)
+                    (0,external_node_fs_namespaceObject.unlinkSync)(target);
+                const bytes = (0,external_node_fs_namespaceObject.readFileSync)(source);
+                const mode = (0,external_node_fs_namespaceObject.lstatSync)(source).mode & 0o111 ? 0o755 : 0o644;
+                writeNew(target, bytes, mode);
+                files.set(name, bytes);
+            }
+            else
+                problems.push(`holdout-path holds ${name}, neither a regular file nor a folder: held-out gates take only those`);
+        }
+    };
+    walk('');
+    return problems.length > 0 ? { problems } : { files };
+}
+function lstatOrUndefined(file) {
+    try {
+        return (0,external_node_fs_namespaceObject.lstatSync)(file);
+    }
+    catch {
+        // Nothing there yet: the held-out file or folder is made.
+        return undefined;
+    }
+}
+/** Gives a lent checkout back (every process of its user killed first), saying what could not be. */
+async function takeBack(giveBack, env) {
+    const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
+    for (const problem of problems)
+        env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
+}
+/**
+ * The held-out gates on the clean checkout at `place`: their files laid, judged as the other gates, run as the
+ * agent's user (lent, then given back: every process of that user killed). Answers their record and failures.
+ */
+async function runHoldout(env, setting, place) {
+    const full = setting.feedback === 'full';
+    const fail = (lines) => {
+        // The workflow's settings or the delivered commit's paths: for the job's log, not the held-out gates' content.
+        for (const message of lines)
+            env.emit({ type: 'warning', message });
+        const record = { passed: false, feedback: setting.feedback };
+        return { record, failures: [{ name: 'held-out gates', output: lines.join('\n') }], interrupted: false };
+    };
+    // Said in full: these are the workflow's settings, not the held-out gates' content.
+    const problem = holdoutFolderProblem(setting.path, process.getuid?.() ?? -1, [
+        env.workTree,
+        env.workspace.root
+    ]);
+    if (problem)
+        return fail([problem]);
+    const laid = layHoldout(setting.path, place.cwd);
+    if ('problems' in laid)
+        return fail(laid.problems);
+    const judges = prepareJudges({
+        checks: setting.checks,
+        runners: recogniseGates(setting.checks.map(check => check.run), place.packageJson),
+        baseline: undefined,
+        protectedTests: [...laid.files.keys()],
+        cwd: place.cwd,
+        folder: place.folder
+    });
+    if (full)
+        for (const message of judges.notes)
+            env.emit({ type: 'warning', message });
+    const logs = full ? place.dir : external_node_path_default().join(place.folder, 'holdout');
+    const giveBack = await place.lend?.(place.checkout);
+    let outcome;
+    try {
+        env.onPhase('check');
+        outcome = await runChecks(judges.checks, { ...gateContext(env, {}, place.cwd, logs), folder: 'holdout' });
+    }
+    finally {
+        env.onPhase(undefined);
+        await takeBack(giveBack, env);
+    }
+    const judged = judges.judge(outcome.runs);
+    // The code under test could read them, and as their owner rewrite them: a held-out file must be as laid.
+    const changed = [...laid.files].filter(([file, bytes]) => {
+        const now = lstatOrUndefined(external_node_path_default().join(place.cwd, file));
+        if (!now?.isFile())
+            return true;
+        return !(0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(place.cwd, file)).equals(bytes) && !judges.canaryOnly(file);
+    });
+    const runs = outcome.runs.map((run, i) => ({ ...run, run: setting.checks[i].run }));
+    const passed = !outcome.interrupted && runs.every(run => run.passed) && judged.length === 0 && changed.length === 0;
+    const record = {
+        passed,
+        feedback: setting.feedback,
+        ...(passed || full ? { gates: setting.checks.map(check => check.name) } : {}),
+        ...(full ? { runs } : {})
+    };
+    if (passed || outcome.interrupted)
+        return { record, failures: [], interrupted: outcome.interrupted };
+    const output = full
+        ? [
+            ...outcome.failures.map(f => `${f.name}\n${f.output}`),
+            ...judged.map(f => `${f.name}\n${f.output}`),
+            ...(changed.length > 0
+                ? [`held-out files changed while they ran: ${changed.map(([f]) => f).join(', ')}`]
+                : [])
+        ].join('\n\n')
+        : HOLDOUT_FAILED;
+    return { record, failures: [{ name: 'held-out gates', output }], interrupted: false };
+}
+
 ;// CONCATENATED MODULE: ./src/loop/verify.ts
 // The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
 // checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
 // tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
 // only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
+
+
 
 
 
@@ -23832,14 +24046,30 @@ async function verify_verifyCommit(env, iteration, commit, base, ports = {}, cou
             }
             verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
         }
+        const holdout = env.config.holdout;
+        if (holdout && verification.verdict === 'passed') {
+            // The checkout is the action's again (every process of the gates' user killed) before held-out files go in.
+            await takeBack(giveBack, env);
+            giveBack = undefined;
+            const packageJson = await startPackageJson(env.workspace, env.workTree, base);
+            const held = await runHoldout(env, holdout, {
+                checkout,
+                cwd,
+                folder,
+                dir,
+                packageJson,
+                lend: ports.lend
+            });
+            verification.holdout = held.record;
+            failures.push(...held.failures);
+            verification.verdict = held.interrupted ? 'interrupted' : held.record.passed ? 'passed' : 'failed';
+        }
         verification.durationMs = Math.round(env.clock.now() - started);
         return { verification, failures };
     }
     finally {
         // Given back before it is removed: what the gates made there is the action's again.
-        const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
-        for (const problem of problems)
-            env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
+        await takeBack(giveBack, env);
         // A folder left in the temp dir changes no verdict: the temp dir's own cleanup takes it.
         await (0,external_node_fs_promises_namespaceObject.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
         await runGit(['worktree', 'prune'], git);
@@ -24110,6 +24340,7 @@ async function runIteration(env, memory, iteration) {
 }
 
 ;// CONCATENATED MODULE: ./src/loop/stop.ts
+
 /** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
 function capReached(max, last) {
     const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
@@ -24138,7 +24369,7 @@ function outcomeStop(end, budgets, breaker) {
             detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
         };
     }
-    const unfixable = setupMissing(end);
+    const unfixable = setupMissing(end) ?? heldOutFailed(end);
     if (unfixable)
         return unfixable;
     if (breaker)
@@ -24184,6 +24415,19 @@ function setupMissing(end) {
     return {
         reason: 'verify_failed',
         detail: `the gates passed in the loop's tree in iteration ${end.iteration} but failed on a clean checkout of ${verification.commit.slice(0, 12)}${stop_missingSetupHint(verification)}; no agent can fix that, so the loop stopped there`
+    };
+}
+/**
+ * Held-out gates that failed end the run at once: they run once, so no agent runs after them to read what their
+ * code under test may have left, or to try again against them as an oracle.
+ */
+function heldOutFailed(end) {
+    const verification = end.record.verification;
+    if (verification?.verdict !== 'failed' || !verification.holdout || verification.holdout.passed)
+        return undefined;
+    return {
+        reason: 'verify_failed',
+        detail: `every gate passed on a clean checkout of ${verification.commit.slice(0, 12)} in iteration ${end.iteration}, but ${holdout_text_holdoutFeedback(verification.holdout)}; held-out gates run once, so the loop stopped there`
     };
 }
 /**
@@ -25002,6 +25246,7 @@ async function openRun(config, ports, startedAt) {
 // with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
 
 
+
 const VERDICT = {
     passed: '✅ passed',
     completed: '✅ done',
@@ -25172,10 +25417,16 @@ function verificationSentence(status) {
         ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => markdown_code(showPath(p))).join(', ')}.`
         : '';
     const setup = verification.setup.length > 0 ? ', after the setup commands' : '';
+    const holdout = verification.holdout;
+    const heldOut = holdout?.passed
+        ? ` **Held-out gates passed** there too (gates the agent never saw): ${(holdout.gates ?? []).map(name => markdown_code(name)).join(', ')}.`
+        : '';
     if (verification.verdict === 'passed')
-        return `**Verified on a clean checkout of ${short}**: every gate passed again on exactly that commit, with no ignored or untracked file of the loop’s tree${setup}.${reverts}`;
+        return `**Verified on a clean checkout of ${short}**: every gate passed again on exactly that commit, with no ignored or untracked file of the loop’s tree${setup}.${reverts}${heldOut}`;
     if (verification.verdict === 'interrupted')
         return `_The clean checkout of ${short} was stopped before its gates finished._`;
+    if (holdout && !holdout.passed)
+        return `**Every gate passed again on a clean checkout of ${short}, but ${holdout_text_holdoutFeedback(holdout)}** there.${reverts}`;
     return `**The gates failed on a clean checkout of ${short}** (they passed in the loop’s own tree)${setup}.${reverts}`;
 }
 /**
@@ -26463,6 +26714,10 @@ async function recordStart(run, memory, resumed) {
 }
 
 ;// CONCATENATED MODULE: ./src/loop/steps/verification.ts
+// Step: the clean verification of a delivered commit — the gates on a clean checkout of `commit`, its
+// protected paths put back from `base`, and the stop its verdict makes. What it runs comes as arguments, so a
+// verdict with more to run (canaries, report files) takes its seat here.
+
 
 
 async function verification_cleanVerification(run, memory, { commit, base }) {
@@ -26478,6 +26733,11 @@ async function verification_cleanVerification(run, memory, { commit, base }) {
             reason: 'cancelled',
             detail: `the clean checkout of ${short} was interrupted`
         });
+    if (verification.holdout && !verification.holdout.passed)
+        return {
+            reason: 'verify_failed',
+            detail: `every gate passed on a clean checkout of ${short}, but ${holdoutFeedback(verification.holdout)}`
+        };
     return {
         reason: 'verify_failed',
         detail: `on a clean checkout of ${short}, ${[...new Set(failures.map(f => f.name))].join(', ')} failed${missingSetupHint(verification)}`
@@ -26806,6 +27066,8 @@ function outputRoomOf(stream) {
 
 ;// CONCATENATED MODULE: ./src/loop/index.ts
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
+
+
 
 
 
