@@ -279,7 +279,8 @@ describe("a review round's task: args review and review_file, after the ralph's 
       workflow: 'CI',
       conclusion: 'failure',
       headSha: 'a'.repeat(40),
-      failedJobs: []
+      failedJobs: [],
+      said: []
     }
     const p = plan({ ralph: 'r' }, run('workflow_run', { pr, round: ci, task: 'the log' }))
     expect(p.config.userArgs.task).toContain('the log')

@@ -6,6 +6,7 @@ import type { TokenActor } from '../../src/github/own-work.js'
 import type { OpenPullRequest } from '../../src/github/pulls.js'
 import { PULL_REQUEST_MARKER } from '../../src/report/pr-body.js'
 import { admitCiFailure, ciAsks, pullVerdict, watches } from '../../src/trigger/ci-round.js'
+import { spentReply } from '../../src/action/budget.js'
 import { parseTriggerEvent, type WorkflowRunTrigger } from '../../src/trigger/event.js'
 import { capNotice, ciKey, roundMarker, type FixRoundSettings } from '../../src/trigger/fix-rounds.js'
 import type { Admission, Run } from '../../src/trigger/types.js'
@@ -328,6 +329,24 @@ test('the fourth CI round on one pull request: refused, with one comment; the fi
     comments(pull.number).filter(c => c.body.includes('<!-- ralph-action:fix-rounds-cap -->'))
   ).toHaveLength(1)
   expect(w.agentRan()).toBe(false)
+})
+
+test("the budget spent is said once on the pull request: the next CI round reads the action's line back and says nothing; a person's copy of it does not count", async () => {
+  const pull = ourPull()
+  const line = "The repository's budget of $1/day is spent. No agent ran."
+  w.api.state.addComment(pull.number, {
+    body: `<!-- ralph-action:budget-spent -->\n${line}`,
+    user: 'mallory'
+  })
+  const first = (await admit(failedRun().id)) as Run
+  expect(first.round).toMatchObject({ kind: 'ci', said: [] })
+  const reply = spentReply(line, first)
+  expect(reply).toContain(line)
+  // No agent ran, so no round's summary: the same commit's next failing workflow is admitted again.
+  w.api.state.addComment(pull.number, { body: reply ?? '', user: 'github-actions[bot]' })
+  const second = (await admit(failedRun().id)) as Run
+  expect(second.round).toMatchObject({ kind: 'ci', number: 1, said: ['budget'] })
+  expect(spentReply(line, second)).toBeUndefined()
 })
 
 test('a log that cannot be read is said in the task; jobs that cannot be listed (no actions: read) fail the step, saying why', async () => {

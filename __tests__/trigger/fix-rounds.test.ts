@@ -12,28 +12,30 @@ import {
   roundAllowed,
   roundMarker,
   roundRecord,
+  sayOnce,
   taskArgNames
 } from '../../src/trigger/fix-rounds.js'
 import { planRoundAnswer, type RoundOutcome } from '../../src/trigger/round-replies.js'
-import type { CiRound, ReviewRound } from '../../src/trigger/types.js'
+import type { CiRound, OnceNotice, ReviewRound } from '../../src/trigger/types.js'
 
 const bot: TokenActor = { kind: 'app', login: 'github-actions[bot]' }
 const ours = (body: string) => ({ user: { login: 'github-actions[bot]', type: 'Bot' }, body })
 
 describe('readRounds: the rounds a pull request has had, from its own markers', () => {
-  test('each round comment of the action counts once, by its key; the cap notice is seen', () => {
+  test('each round comment of the action counts once, by its key; the cap notice and the budget line are seen', () => {
     const ledger = readRounds(
       [
         ours(`${roundMarker({ key: reviewKey(11) })}\nReview round 1`),
         ours(`${roundMarker({ key: ciKey('ABCDEF1234') })}\nCI round 2`),
         ours(`${roundMarker({ key: reviewKey(11) })}\nthe same review again`),
         ours('A tracking comment, no marker'),
-        ours(capNotice(3, 3))
+        ours(capNotice(3, 3)),
+        ours(sayOnce({ said: [] }, 'budget', 'The budget is spent.') ?? '')
       ],
       bot
     )
     expect([...ledger.answered]).toEqual(['review-11', 'ci-abcdef1234'])
-    expect(ledger.capSaid).toBe(true)
+    expect([...ledger.said].sort()).toEqual(['budget', 'cap'])
   })
 
   test.each([
@@ -41,14 +43,15 @@ describe('readRounds: the rounds a pull request has had, from its own markers', 
     ['another bot that copies it', { login: 'other-app[bot]', type: 'Bot' }],
     ['a person named like the bot', { login: 'github-actions[bot]', type: 'User' }],
     ['an account GitHub no longer shows', null]
-  ])('attack: %s neither answers a request nor uses up a round, nor hides the cap', (_who, user) => {
-    const ledger = readRounds(
-      [{ user, body: `${roundMarker({ key: reviewKey(11) })}\n${capNotice(3, 3)}` }],
-      bot
-    )
-    expect(ledger.answered.size).toBe(0)
-    expect(ledger.capSaid).toBe(false)
-  })
+  ])(
+    'attack: %s neither answers a request nor uses up a round, nor hides the cap or the budget line',
+    (_who, user) => {
+      const body = `${roundMarker({ key: reviewKey(11) })}\n${capNotice(3, 3)}\n${sayOnce({ said: [] }, 'budget', 'x')}`
+      const ledger = readRounds([{ user, body }], bot)
+      expect(ledger.answered.size).toBe(0)
+      expect(ledger.said.size).toBe(0)
+    }
+  )
 
   test("a marker with a key of another shape is not a round's", () => {
     expect(
@@ -64,11 +67,20 @@ describe('readRounds: the rounds a pull request has had, from its own markers', 
 })
 
 describe('roundAllowed: once per request, up to max-fix-rounds, the cap said once', () => {
-  const ledger = (keys: string[], capSaid = false) => ({ answered: new Set(keys), capSaid })
+  const ledger = (keys: string[], said: OnceNotice[] = []) => ({
+    answered: new Set(keys),
+    said: new Set(said)
+  })
   const ask = { key: 'review-9', pullNumber: 7, max: 3, what: 'review 9' }
   test.each<[string, ReturnType<typeof ledger>, Partial<typeof ask>, unknown]>([
-    ['the first round', ledger([]), {}, { number: 1 }],
-    ['the third of three', ledger(['ci-a', 'review-1']), {}, { number: 3 }],
+    ['the first round', ledger([]), {}, { number: 1, said: [] }],
+    ['the third of three', ledger(['ci-a', 'review-1']), {}, { number: 3, said: [] }],
+    [
+      'a round on a pull request that says the budget is spent: it knows',
+      ledger(['ci-a'], ['budget']),
+      {},
+      { number: 2, said: ['budget'] }
+    ],
     [
       'a request already answered',
       ledger(['review-9']),
@@ -94,9 +106,15 @@ describe('roundAllowed: once per request, up to max-fix-rounds, the cap said onc
     ],
     [
       'the fifth, after the notice: quiet',
-      ledger(['ci-a', 'ci-b', 'ci-c'], true),
+      ledger(['ci-a', 'ci-b', 'ci-c'], ['cap']),
       {},
       { kind: 'skip', reason: expect.stringMatching(/said on the pull request already/) }
+    ],
+    [
+      'the fourth of three after the budget line (not the cap notice): refused with the notice',
+      ledger(['ci-a', 'ci-b', 'ci-c'], ['budget']),
+      {},
+      expect.objectContaining({ kind: 'refuse', reply: capNotice(3, 3) })
     ],
     [
       'max-fix-rounds 0: none at all',
@@ -126,6 +144,18 @@ describe('roundAllowed: once per request, up to max-fix-rounds, the cap said onc
     expect(notice).toContain('<!-- ralph-action:fix-rounds-cap -->')
     expect(notice).toMatch(/`\/ralph` comment/)
     expect(notice).toMatch(/raise `max-fix-rounds`/)
+  })
+})
+
+describe('sayOnce: a notice said once on the pull request, then not again', () => {
+  test('not said yet: the text with its marker, which readRounds reads back as said', () => {
+    const said = sayOnce({ said: ['cap'] }, 'budget', 'The budget is spent.\n')
+    expect(said).toBe('<!-- ralph-action:budget-spent -->\nThe budget is spent.\n')
+    expect(readRounds([ours(said ?? '')], bot).said).toEqual(new Set(['budget']))
+  })
+
+  test('said already: nothing', () => {
+    expect(sayOnce({ said: ['budget'] }, 'budget', 'The budget is spent.')).toBeUndefined()
   })
 })
 
@@ -171,7 +201,8 @@ const ci: CiRound = {
   workflow: 'CI',
   conclusion: 'failure',
   headSha: 'abcdef0123456789',
-  failedJobs: [{ id: 1, name: 'test', url: 'u' }]
+  failedJobs: [{ id: 1, name: 'test', url: 'u' }],
+  said: []
 }
 
 test('where the task goes: a review as args.review, anything else as args.task', () => {

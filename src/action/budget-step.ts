@@ -80,7 +80,7 @@ export async function reserveStepFor(run: BudgetRun, admitted: Admitted): Promis
   if ('refused' in reserved)
     return {
       end: await budgetSpent(reserved.refused, reserved.status, {
-        issueNumber: admitted.trigger.issueNumber,
+        trigger: admitted.trigger,
         ...(admitted.clients.mayWrite ? { octokit: admitted.clients.octokit } : {}),
         repo: admitted.context.repo
       })

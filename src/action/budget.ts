@@ -23,6 +23,7 @@ import type { LoopResult, LoopStatus } from '../loop/index.js'
 import { postRefusal } from '../github/tracking.js'
 import type { Octokit } from '../github/client.js'
 import type { RunContext } from '../trigger/context.js'
+import { sayOnce } from '../trigger/fix-rounds.js'
 import type { Run } from '../trigger/types.js'
 import type { BudgetSetting } from './budget-inputs.js'
 import type { StepEnd } from './steps/ending.js'
@@ -166,14 +167,23 @@ export function leftWords(status: BudgetStatus): string {
 }
 
 /**
- * A run that finds the budget spent runs no agent: one line, which on an issue is the requester's reply, and
- * the step ends green, as a refusal does.
+ * The budget-spent line as a reply: to whoever asked, each time they ask; on a CI round's pull request, which
+ * no one asked on, once (each failing workflow and commit would repeat it), then undefined.
+ */
+export function spentReply(line: string, trigger: Pick<Run, 'round'>): string | undefined {
+  const text = `${line}\n`
+  return trigger.round?.kind === 'ci' ? sayOnce(trigger.round, 'budget', text) : text
+}
+
+/**
+ * A run that finds the budget spent runs no agent: one line, which on an issue is the requester's reply (on a
+ * CI round's pull request, said once), and the step ends green, as a refusal does.
  */
 export async function budgetSpent(
   refused: string,
   status: BudgetStatus,
   reply: {
-    issueNumber?: number | undefined
+    trigger: Pick<Run, 'issueNumber' | 'round'>
     octokit?: (() => Promise<Octokit>) | undefined
     repo: RunContext['repo']
   }
@@ -181,13 +191,12 @@ export async function budgetSpent(
   // Sentence case for "the repository's budget …"; a requester's login stays as GitHub spells it.
   const line = `${refused.replace(/^the /, 'The ')}. No agent ran.`
   core.warning(line)
-  if (reply.issueNumber !== undefined && reply.octokit)
-    await postRefusal(
-      await reply.octokit(),
-      { ...reply.repo, issueNumber: reply.issueNumber },
-      `${line}\n`,
-      m => core.warning(m)
-    )
+  const { issueNumber } = reply.trigger
+  const text = spentReply(line, reply.trigger)
+  if (issueNumber !== undefined && text === undefined)
+    core.info(`Pull request #${issueNumber} says already that the budget is spent: not said again.`)
+  if (issueNumber !== undefined && text !== undefined && reply.octokit)
+    await postRefusal(await reply.octokit(), { ...reply.repo, issueNumber }, text, m => core.warning(m))
   return {
     outputs: { 'stop-reason': 'budget', success: 'false', iterations: '0', ...budgetLeftOutput(status) },
     summary: `💸 ${line}\n`,

@@ -190,6 +190,7 @@ export async function admitCiFailure(
       kind: 'ci',
       key,
       number: allowed.number,
+      said: allowed.said,
       max: settings.maxFixRounds,
       pullNumber: pull.number,
       runId: run.id,

@@ -1,7 +1,8 @@
 // Rounds on the action's own pull request: a writer's review, or a failing CI run, continues the loop on its
 // branch. What the rounds share is here: their settings, the marker each round's summary comment carries, the
-// count read back from those markers (max-fix-rounds), and the refusal at the cap. A marker is text anyone can
-// write, so only the comments of the account the action comments with count.
+// count read back from those markers (max-fix-rounds), the notices said once per pull request (the refusal at
+// the cap, a CI round's "budget spent") and their markers. A marker is text anyone can write, so only the
+// comments of the account the action comments with count.
 import type { Octokit } from '../github/client.js'
 import { isTokenActor, type Author, type TokenActor } from '../github/own-work.js'
 import { conversationComments } from '../github/reviews.js'
@@ -9,7 +10,7 @@ import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import { REFUSAL_MARKER } from './replies.js'
 import { ralphReadsTask, type TaskDelivery } from './sanitize.js'
 import { workBranchFor, type PullToWorkOn, type WorkBranch } from './pull-branch.js'
-import type { FixRound, Refuse, Run, Skip, TriggerSettings } from './types.js'
+import type { FixRound, OnceNotice, Refuse, Run, Skip, TriggerSettings } from './types.js'
 
 /** max-fix-rounds when the workflow gives none. */
 export const DEFAULT_MAX_FIX_ROUNDS = 3
@@ -36,7 +37,12 @@ export function roundSettings(settings: TriggerSettings): FixRoundSettings | und
 }
 
 const ROUND_MARKER_RE = /<!-- ralph-action:fix-round key=((?:review|ci)-[0-9a-f]+) -->/
-const CAP_MARKER = '<!-- ralph-action:fix-rounds-cap -->'
+
+/** The marker of each notice said once per pull request: readRounds finds it in the action's comments. */
+const ONCE_MARKERS: Record<OnceNotice, string> = {
+  cap: '<!-- ralph-action:fix-rounds-cap -->',
+  budget: '<!-- ralph-action:budget-spent -->'
+}
 
 /** The hidden line a round's summary comment carries: the round counts, and its request is answered. */
 export const roundMarker = (round: Pick<FixRound, 'key'>): string =>
@@ -52,8 +58,8 @@ export const ciKey = (headSha: string): string => `ci-${headSha.toLowerCase()}`
 export interface RoundLedger {
   /** The requests answered already (each round's key). */
   answered: Set<string>
-  /** Whether the action has said already that the cap is reached. */
-  capSaid: boolean
+  /** The notices the action has said on the pull request already (the cap reached, the budget spent). */
+  said: Set<OnceNotice>
 }
 
 /** Reads the rounds from a pull request's comments: only those the action's commenting account wrote count. */
@@ -61,13 +67,14 @@ export function readRounds(
   comments: { user?: Author | null; body?: string | null }[],
   commenter: TokenActor
 ): RoundLedger {
-  const ledger: RoundLedger = { answered: new Set(), capSaid: false }
+  const ledger: RoundLedger = { answered: new Set(), said: new Set() }
   for (const comment of comments) {
     if (!isTokenActor(comment.user, commenter)) continue
     const body = comment.body ?? ''
     const key = ROUND_MARKER_RE.exec(body)?.[1]
     if (key) ledger.answered.add(key)
-    if (body.includes(CAP_MARKER)) ledger.capSaid = true
+    for (const [notice, marker] of Object.entries(ONCE_MARKERS) as [OnceNotice, string][])
+      if (body.includes(marker)) ledger.said.add(notice)
   }
   return ledger
 }
@@ -75,20 +82,21 @@ export function readRounds(
 /**
  * Whether a round for `key` may start: not when it was answered already (a re-delivered review, a second
  * workflow failing on the same commit), nor at the cap, which is said once on the pull request, then quietly.
+ * A round that may start gets its number, and the notices said on the pull request already.
  */
 export function roundAllowed(
   ledger: RoundLedger,
   request: { key: string; pullNumber: number; max: number; what: string }
-): { number: number } | Skip | Refuse {
+): { number: number; said: OnceNotice[] } | Skip | Refuse {
   if (ledger.answered.has(request.key))
     return {
       kind: 'skip',
       reason: `${request.what} was answered already (its round's comment is on pull request #${request.pullNumber})`
     }
   const done = ledger.answered.size
-  if (done < request.max) return { number: done + 1 }
+  if (done < request.max) return { number: done + 1, said: [...ledger.said] }
   const reason = `pull request #${request.pullNumber} has had ${done} review and CI round${done === 1 ? '' : 's'}, and max-fix-rounds is ${request.max}`
-  if (ledger.capSaid) return { kind: 'skip', reason: `${reason} (said on the pull request already)` }
+  if (ledger.said.has('cap')) return { kind: 'skip', reason: `${reason} (said on the pull request already)` }
   return {
     kind: 'refuse',
     reason,
@@ -146,11 +154,23 @@ export async function roundBranch(
 export function capNotice(max: number, done: number): string {
   return [
     REFUSAL_MARKER,
-    CAP_MARKER,
+    ONCE_MARKERS.cap,
     `No more review or CI rounds on this pull request: it has had ${done} and max-fix-rounds is ${max}, so ` +
       `reviews and CI failures here start nothing now (this is said once).`,
     'A writer can still go on with a `/ralph` comment in this conversation, or raise `max-fix-rounds` in the workflow.'
   ].join('\n\n')
+}
+
+/**
+ * A notice a round says once on its pull request: `text` with the notice's marker (readRounds finds it) when the
+ * action has not said it there yet; undefined when it has (the next round would only repeat it).
+ */
+export function sayOnce(
+  round: { said: readonly OnceNotice[] },
+  notice: OnceNotice,
+  text: string
+): string | undefined {
+  return round.said.includes(notice) ? undefined : `${ONCE_MARKERS[notice]}\n${text}`
 }
 
 /**

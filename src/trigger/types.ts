@@ -113,9 +113,14 @@ export interface ReviewRound extends RoundBase {
   threads: ReviewThreadRef[]
 }
 
+/** What the action says once per pull request (fix-rounds.ts): the max-fix-rounds cap, a CI round's budget spent. */
+export type OnceNotice = 'cap' | 'budget'
+
 /** A failing CI run on the action's own pull request. */
 export interface CiRound extends RoundBase {
   kind: 'ci'
+  /** The notices said on the pull request already: a CI round, which no one asked for, does not repeat them. */
+  said: OnceNotice[]
   runId: number
   runUrl: string
   workflow: string
