@@ -3,6 +3,7 @@
 // and the ledger as the bare remote holds it.
 import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll } from '@jest/globals'
+import { LedgerStore, openLease } from '../../src/ledger/index.js'
 import { runAction, startStand, type ActionRun, type Project, type Stand } from './harness.js'
 import { startAnthropicServer, text, type ScriptedServer } from '../support/model-server/index.js'
 import { proxiedInputs, proxiedRalph } from '../support/proxied-ralph.js'
@@ -95,6 +96,28 @@ export const settledUsd = (changes: string[]): number =>
   changes
     .filter(c => c.startsWith('settle '))
     .reduce((sum, c) => sum + Number(/ spent=([\d.]+)/.exec(c)?.[1] ?? NaN), 0)
+
+/** The day's budget of $`usd` spent by another run: its lease settled in full, written as the action writes it. */
+export async function spendTheDay(p: Project, usd: number): Promise<void> {
+  const store = await LedgerStore.open({
+    serverUrl: p.gitServer.url,
+    repository: p.gitServer.repository,
+    token: p.token
+  })
+  try {
+    const opened = await openLease(store, {
+      run: { id: '1', attempt: 1 },
+      limits: { repository: { day: Math.round(usd * 1e6) }, perRequester: {} },
+      minimumUsd: 0.05,
+      deadline: new Date(Date.now() + 3600_000)
+    })
+    if (!('lease' in opened)) throw new Error(opened.refused.line)
+    await opened.lease.cover(usd)
+    await opened.lease.settle(usd)
+  } finally {
+    await store.close()
+  }
+}
 
 /** The ledger's commit messages, oldest first, or none when the ref is not there. */
 export function ledgerLog(p: Project): string {

@@ -4,7 +4,6 @@
 // says so in one line, the ledger's commits add up to what the upstream billed, and the ledger's faults
 // (a killed job, a malformed commit, a token without contents: write) each end in one line.
 import { expect, test } from '@jest/globals'
-import { LedgerStore, openLease } from '../../src/ledger/index.js'
 import {
   bareGit,
   BILLED,
@@ -12,7 +11,8 @@ import {
   budgetStand,
   ledgerLog,
   ledgerOf,
-  settledUsd
+  settledUsd,
+  spendTheDay
 } from './budget-kit.js'
 import { AGENT_JOB_TOKEN, checkoutAgain, GITHUB_TOKEN, createProject, type Project } from './harness.js'
 
@@ -104,22 +104,7 @@ test("two jobs: the reserve job takes the lease, the agent job (no write token) 
 test('a run that finds the budget spent runs no agent: the /ralph requester gets the line as a reply, and the step ends green', async () => {
   const project = await createProject(files)
   try {
-    // The day's budget spent by another run, written through the ledger as the action writes it.
-    const store = await LedgerStore.open({
-      serverUrl: project.gitServer.url,
-      repository: project.gitServer.repository,
-      token: project.token
-    })
-    const opened = await openLease(store, {
-      run: { id: '1', attempt: 1 },
-      limits: { repository: { day: 1_000_000 }, perRequester: {} },
-      minimumUsd: 0.05,
-      deadline: new Date(Date.now() + 3600_000)
-    })
-    if (!('lease' in opened)) throw new Error(opened.refused.line)
-    await opened.lease.cover(1)
-    await opened.lease.settle(1)
-    await store.close()
+    await spendTheDay(project, 1)
 
     project.api.state.addUser('maintainer', { role: 'write' })
     const issue = project.api.state.addIssue({ title: 'Bug', body: 'b', user: 'maintainer' })
