@@ -66,3 +66,55 @@ test('a CI round that finds the budget spent runs no agent and says so on the pu
     await p.cleanup()
   }
 }, 300_000)
+
+test('a CI round says the budget is spent once per pull request: a second failure on the commit and a failure on a later one run no agent and say nothing more; a review round still tells its reviewer', async () => {
+  const p = await createProject(files)
+  try {
+    await spendTheDay(p, 1)
+    p.api.state.addUser('alice', { role: 'write' })
+    const pull = actionsPull(p)
+    const said = () => p.api.state.comments.filter(c => c.issueNumber === pull.number)
+    const onCi = () =>
+      run(
+        p,
+        {
+          eventName: 'workflow_run',
+          event: p.api.events.workflowRun(failedRun(p, OWN_BRANCH, 'AssertionError').id)
+        },
+        2
+      )
+    const before = upstream().requests.length
+
+    expect((await onCi()).outputs['stop-reason']).toBe('budget')
+    expect(said()).toHaveLength(1)
+    expect(said()[0].body).toMatch(/The repository's budget of \$1\/day is spent[^\n]*No agent ran\./)
+
+    // No round ran, so none answered the commit: its next failing run is admitted, and finds the budget spent.
+    const again = await onCi()
+    expect(again.main.exitCode).toBe(0)
+    expect(again.outputs['stop-reason']).toBe('budget')
+    expect(again.main.stdout).toContain(`Pull request #${pull.number} says already that the budget is spent`)
+    p.pushToRemote(OWN_BRANCH, { 'README.md': 'a person was here\n' }, 'a person moves the branch on')
+    p.api.state.pull(pull.number)!.headSha = p.remoteGit('rev-parse', OWN_BRANCH).trim()
+    expect((await onCi()).outputs['stop-reason']).toBe('budget')
+    expect(said()).toHaveLength(1)
+
+    const review = p.api.state.addReview(pull.number, {
+      user: 'alice',
+      state: 'CHANGES_REQUESTED',
+      body: 'Work.'
+    })
+    const asked = await run(
+      p,
+      { eventName: 'pull_request_review', event: p.api.events.pullRequestReview(review.id) },
+      2
+    )
+    expect(asked.outputs['stop-reason']).toBe('budget')
+    expect(said()).toHaveLength(2)
+    expect(said()[1].body).toMatch(/The repository's budget of \$1\/day is spent[^\n]*No agent ran\./)
+    expect(upstream().requests.length).toBe(before)
+    expect(roundComments(p, pull.number)).toEqual([])
+  } finally {
+    await p.cleanup()
+  }
+}, 600_000)
