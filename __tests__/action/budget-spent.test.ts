@@ -3,34 +3,11 @@
 import { describe, expect, test } from '@jest/globals'
 import { spentReply } from '../../src/action/budget.js'
 import { readRounds } from '../../src/trigger/fix-rounds.js'
-import type { CiRound, ReviewRound } from '../../src/trigger/types.js'
+import type { CiRound } from '../../src/trigger/types.js'
 
 const LINE = "The repository's budget of $1/day is spent. No agent ran."
-const ci = (said: CiRound['said']): CiRound => ({
-  kind: 'ci',
-  key: 'ci-abc',
-  number: 1,
-  max: 3,
-  pullNumber: 7,
-  runId: 5,
-  runUrl: 'u',
-  workflow: 'CI',
-  conclusion: 'failure',
-  headSha: 'abc',
-  failedJobs: [],
-  said
-})
-const review: ReviewRound = {
-  kind: 'review',
-  key: 'review-9',
-  number: 1,
-  max: 3,
-  pullNumber: 7,
-  reviewId: 9,
-  reviewer: 'alice',
-  reviewUrl: 'u',
-  threads: []
-}
+const ci = (said: CiRound['said']) => ({ kind: 'ci' as const, said })
+const review = { kind: 'review' as const }
 const bot = { kind: 'app', login: 'github-actions[bot]' } as const
 
 describe('spentReply', () => {

@@ -24,7 +24,7 @@ import { postRefusal } from '../github/tracking.js'
 import type { Octokit } from '../github/client.js'
 import type { RunContext } from '../trigger/context.js'
 import { sayOnce } from '../trigger/fix-rounds.js'
-import type { Run } from '../trigger/types.js'
+import type { CiRound, ReviewRound, Run } from '../trigger/types.js'
 import type { BudgetSetting } from './budget-inputs.js'
 import type { StepEnd } from './steps/ending.js'
 import { saveState } from './state.js'
@@ -170,7 +170,10 @@ export function leftWords(status: BudgetStatus): string {
  * The budget-spent line as a reply: to whoever asked, each time they ask; on a CI round's pull request, which
  * no one asked on, once (each failing workflow and commit would repeat it), then undefined.
  */
-export function spentReply(line: string, trigger: Pick<Run, 'round'>): string | undefined {
+export function spentReply(
+  line: string,
+  trigger: { round?: Pick<ReviewRound, 'kind'> | Pick<CiRound, 'kind' | 'said'> | undefined }
+): string | undefined {
   const text = `${line}\n`
   return trigger.round?.kind === 'ci' ? sayOnce(trigger.round, 'budget', text) : text
 }
