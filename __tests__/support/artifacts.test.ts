@@ -7,7 +7,8 @@ import { join, relative } from 'node:path'
 import { jest } from '@jest/globals'
 import { DefaultArtifactClient } from '@actions/artifact'
 import { startArtifactService, type ArtifactService } from './artifacts/index.js'
-import { quietStdout, SavedEnv, writeFiles } from './in-process-client.js'
+import { writeFiles } from './files.js'
+import { quietStdout, SavedEnv } from './in-process-client.js'
 
 let service: ArtifactService
 let work: string

@@ -8,7 +8,8 @@ import { jest } from '@jest/globals'
 import type { DefaultArtifactClient } from '@actions/artifact'
 import { startArtifactService, type ArtifactService } from './artifacts/index.js'
 import { startGitHubApi, type GitHubApi } from './github-api/index.js'
-import { quietStdout, SavedEnv, writeFiles } from './in-process-client.js'
+import { writeFiles } from './files.js'
+import { quietStdout, SavedEnv } from './in-process-client.js'
 
 const TOKEN = 'ghs_resumedRunToken'
 const EARLIER = { run: 'c0ffee00-0000-4000-8000-0000000000aa', job: 'c0ffee00-0000-4000-8000-0000000000ab' }

@@ -1,8 +1,5 @@
 // What a test file needs to run an @actions/* client in jest's own process: the stand-ins' variables set in
-// process.env and put back after the file, @actions/core's workflow commands kept off jest's output, and a
-// record folder written from a map of its files.
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+// process.env and put back after the file, and @actions/core's workflow commands kept off jest's output.
 import { jest } from '@jest/globals'
 
 /** Variables set for a test file: `restore` puts each back as it was before its first `set` (or deletes it). */
@@ -28,12 +25,4 @@ export class SavedEnv {
 /** @actions/core writes ::debug:: workflow commands to stdout; the runner hides them, jest would not. */
 export function quietStdout(): void {
   jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
-}
-
-/** Writes `files` (a path below `root` → its content) under `root`, making the folders they need. */
-export function writeFiles(root: string, files: Record<string, string | Buffer>): void {
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true })
-    writeFileSync(join(root, path), content)
-  }
 }
