@@ -1,9 +1,9 @@
 // The model proxy's cost: the latency it adds to a model request (p50/p99 over many small streamed
 // requests, proxied next to direct, to the same local upstream), and its memory while 100 MB stream through.
-// The proxy's sources (src/proxy/server.ts, preauth.ts, wire.ts) are transpiled with TypeScript into a temp folder: the
-// bundles do not export the module on its own.
+// The proxy's sources (every file of src/proxy, so that a split of one still loads) are transpiled with TypeScript
+// into a temp folder: the bundles do not export the module on its own.
 import { spawn } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -18,7 +18,8 @@ const EVENT = `event: content_block_delta\ndata: ${JSON.stringify({ type: 'conte
 
 function transpileProxy() {
   const dir = tempDir('proxy-bench')
-  for (const name of ['server', 'preauth', 'wire']) {
+  const names = readdirSync(path.join(ROOT, 'src', 'proxy')).filter(file => file.endsWith('.ts'))
+  for (const name of names.map(file => file.slice(0, -'.ts'.length))) {
     const source = readFileSync(path.join(ROOT, 'src', 'proxy', `${name}.ts`), 'utf8')
     const { outputText } = ts.transpileModule(source, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }

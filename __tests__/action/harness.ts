@@ -7,7 +7,6 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import {
-  chmodSync,
   chownSync,
   existsSync,
   mkdirSync,
@@ -27,8 +26,8 @@ import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../suppor
 import { TEST_AGENT_USER } from '../support/agent-user.js'
 import { copyForAnyUser } from '../support/any-user.js'
 import { closest } from '../../src/text/closest.js'
-import { pathBytes } from '../../src/text/tree-path.js'
 import { startGitServer, type GitServer } from '../support/git-server.js'
+import { writeFiles } from '../support/files.js'
 
 /** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
 function repoRoot(): string {
@@ -119,6 +118,7 @@ export async function startStand(): Promise<Stand> {
 // The project: a bare remote and a checkout of it
 
 export type Files = Record<string, string | { content: string; mode: number }>
+export { writeFiles }
 
 export interface CheckoutOptions {
   /** fetch-depth: 1 (checkout's default) or 0 for the whole history. */
@@ -166,17 +166,6 @@ const GIT_ENV = {
   GIT_AUTHOR_EMAIL: 'octocat@example.com',
   GIT_COMMITTER_NAME: 'Octo Cat',
   GIT_COMMITTER_EMAIL: 'octocat@example.com'
-}
-
-/** Writes `files`; a name is a path string (src/text/tree-path.ts), so a test may give one that is not UTF-8. */
-export function writeFiles(dir: string, files: Files): void {
-  for (const [name, spec] of Object.entries(files)) {
-    const file = path.join(dir, name)
-    mkdirSync(pathBytes(path.dirname(file)), { recursive: true })
-    const { content, mode } = typeof spec === 'string' ? { content: spec, mode: 0o644 } : spec
-    writeFileSync(pathBytes(file), content)
-    chmodSync(pathBytes(file), mode)
-  }
 }
 
 const execFileAsync = promisify(execFile)

@@ -10,14 +10,14 @@
 //     would read its own environment (a model key, a step's secret) into the next prompt and the record, or
 //     block its event loop and every budget timer. It is refused with one line, and the run ends in time.
 import { execFileSync } from 'node:child_process'
-import { chownSync, copyFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { copyFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import { filesIn } from './attacks.js'
 import { agentScript, DONE, FIX, projectFiles, ralph, RALPH_DIR } from './fixtures.js'
 import { runAction, type ActionRun, type Project } from './harness.js'
 import { pathBytes, pathFromBytes } from '../../src/text/tree-path.js'
-import { e2eSuite } from './suite.js'
+import { e2eSuite, handTo } from './suite.js'
 import {
   describeIsolated,
   sharedDir,
@@ -36,13 +36,6 @@ const e2e = e2eSuite()
 /** Stand-ins for what the action's environment holds and must never give away. */
 const MODEL_KEY = 'sk-ant-StandInModelKeyOfTheJob0123456789'
 const STEP_SECRET = 'StandInStepSecret-9f8e7d6c5b4a'
-
-/** The job's user on the sudo path: the project (but the bare remote, the server's) becomes theirs. */
-function handTo(p: Project, user: { uid: number; gid: number }): void {
-  chownSync(p.dir, user.uid, user.gid)
-  for (const dir of [path.join(p.dir, 'runner'), p.home])
-    execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, dir])
-}
 
 /**
  * A nested repository armed after its first commit: the payload leaves `ran-<what>-<uid>` in the loot. Made in

@@ -8,14 +8,13 @@
 // remote, the pull request, the work tree, later steps' environment), no workflow command of the agent's in
 // the log, nothing of .git or the runner's files changed, and every process it left dead before the push.
 // With isolation none, the same corpus shows what the fallback still stops, and what it cannot.
-import { execFileSync } from 'node:child_process'
-import { chownSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import { attackerSteps, filesIn, holding } from './attacks.js'
 import { agentScript, projectFiles } from './fixtures.js'
 import { GITHUB_TOKEN, alive, runAction, type ActionRun, type Project } from './harness.js'
-import { e2eSuite } from './suite.js'
+import { e2eSuite, handTo } from './suite.js'
 import {
   TEST_AGENT_USER,
   describeIsolated,
@@ -85,13 +84,6 @@ const survivors = (loot: string): Record<string, number> =>
       .filter(f => f.startsWith('pid-'))
       .map(f => [f.slice(4), Number(readFileSync(path.join(loot, f), 'utf8'))])
   )
-
-/** The job's user on the sudo path: the project (but the bare remote, the server's) becomes theirs. */
-function handTo(p: Project, user: { uid: number; gid: number }): void {
-  chownSync(p.dir, user.uid, user.gid)
-  for (const dir of [path.join(p.dir, 'runner'), p.home])
-    execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, dir])
-}
 
 async function attacked(isolation: 'user' | 'none', as?: { uid: number; gid: number }): Promise<Attacked> {
   const loot = sharedDir('ralph-loot-')

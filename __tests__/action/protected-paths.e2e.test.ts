@@ -4,15 +4,12 @@
 // .npmrc or a conftest.py — gets no pull request: what judges it is put back from the start commit before
 // every gate run, and the record says what was put back. An honest agent that fixes the bug and adds a test gets
 // its pull request; a workflow file it adds (a GITHUB_TOKEN push must never carry one) is left out of it.
-import { execFileSync } from 'node:child_process'
-import { chownSync } from 'node:fs'
-import path from 'node:path'
 import { expect, test } from '@jest/globals'
 import { describeIsolated, sudoRunner, whyNoSudoRunner } from '../support/isolation.js'
 import { DONE, agentScript } from './fixtures.js'
 import { runAction } from './harness.js'
 import { KINDS, js, kindProject, linkMove, type Kind } from './projects.js'
-import { e2eSuite } from './suite.js'
+import { e2eSuite, handTo } from './suite.js'
 
 const e2e = e2eSuite()
 const { project, expectClean } = e2e
@@ -146,9 +143,7 @@ describeIsolated('protected paths as a job user with passwordless sudo', whyNoSu
     test('a weakened assertion is put back and the run gets no pull request', async () => {
       const user = sudoRunner()
       const p = await project(kindProject(node, weakened))
-      chownSync(p.dir, user.uid, user.gid)
-      for (const dir of [path.join(p.dir, 'runner'), p.home])
-        execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, dir])
+      handTo(p, user)
       const run = await runAction(p, e2e.stand(), {
         inputs: { ralph: 'fix-tests', isolation: 'user', 'max-iterations': '2' },
         as: user

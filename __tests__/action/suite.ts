@@ -1,7 +1,9 @@
 // What an end-to-end test file shares: the artifact service (one per file), projects cleaned up after the
 // file, a scratch folder outside every work tree, the check that nothing GitHub would refuse was asked,
-// and the uploaded record of a run. Call e2eSuite() at the top of the file.
-import { rmSync } from 'node:fs'
+// and the uploaded record of a run. Call e2eSuite() at the top of the file. And a project handed to the job's
+// user on the sudo path (handTo).
+import { execFileSync } from 'node:child_process'
+import { chownSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, jest } from '@jest/globals'
 import { DONE, FIX, agentScript } from './fixtures.js'
@@ -112,4 +114,11 @@ export function e2eSuite(): E2eSuite {
       return artifacts.downloadArtifact(artifact.name)
     }
   }
+}
+
+/** The job's user on the sudo path: the project (but the bare remote, the server's) becomes theirs. */
+export function handTo(p: Project, user: { uid: number; gid: number }): void {
+  chownSync(p.dir, user.uid, user.gid)
+  for (const dir of [path.join(p.dir, 'runner'), p.home])
+    execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, dir])
 }

@@ -33,3 +33,16 @@ export function tempRepo(options: { commit?: boolean } = {}): TempRepo {
   }
   return { dir, git, write, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
+
+/** git's environment for a test that runs it in `home`: no system config, that HOME, a fixed identity. */
+export function gitEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    HOME: home,
+    GIT_AUTHOR_NAME: 'a',
+    GIT_AUTHOR_EMAIL: 'a@b',
+    GIT_COMMITTER_NAME: 'a',
+    GIT_COMMITTER_EMAIL: 'a@b'
+  }
+}

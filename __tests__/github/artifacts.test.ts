@@ -16,6 +16,7 @@ import {
   type ZipSpec
 } from '../support/artifacts/index.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
+import { quietStdout, SavedEnv } from '../support/in-process-client.js'
 
 const MiB = 1024 * 1024
 const TOKEN = 'ghs_resumedRunToken'
@@ -25,25 +26,18 @@ let api: GitHubApi
 let client: DefaultArtifactClient
 let work: string
 let uploads = 0
-const saved: Record<string, string | undefined> = {}
-
-function setEnv(key: string, value: string): void {
-  if (!(key in saved)) saved[key] = process.env[key]
-  process.env[key] = value
-}
+const env = new SavedEnv()
 
 beforeAll(async () => {
-  // @actions/core writes ::debug:: workflow commands to stdout; the runner hides them, jest would not.
-  jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+  quietStdout()
   service = await startArtifactService()
   api = await startGitHubApi({ owner: 'acme', repo: 'widgets', artifacts: service })
-  for (const [key, value] of Object.entries({
+  env.set({
     ...service.env,
     ...api.env,
     RALPH_ACTION_TEST_WAIT_SCALE: '0.01',
     RALPH_ACTION_TEST_TIMEOUT_MS: '5000'
-  }))
-    setEnv(key, value)
+  })
   const { DefaultArtifactClient } = await import('@actions/artifact')
   client = new DefaultArtifactClient()
   work = mkdtempSync(path.join(tmpdir(), 'ralph-unpack-'))
@@ -51,9 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   jest.restoreAllMocks()
-  for (const [key, value] of Object.entries(saved))
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
+  env.restore()
   if (work) rmSync(work, { recursive: true, force: true })
   await api?.close()
   await service?.close()
@@ -264,7 +256,7 @@ test("another run's record through the REST API (302 to the blob store), with th
     workflowPath: '.github/workflows/ralph.yml',
     workflowRunBackendId: backend.run
   })
-  setEnv('ACTIONS_RUNTIME_TOKEN', service.tokenForRun(backend.run, backend.job))
+  env.set({ ACTIONS_RUNTIME_TOKEN: service.tokenForRun(backend.run, backend.job) })
   let honest: number
   let bomb: number
   try {
@@ -273,7 +265,7 @@ test("another run's record through the REST API (302 to the blob store), with th
       await writeZip([{ path: 'logs/iteration-001/agent.log', data: { zeros: 64 * MiB }, descriptor: true }])
     )
   } finally {
-    setEnv('ACTIONS_RUNTIME_TOKEN', service.runtimeToken)
+    env.set({ ACTIONS_RUNTIME_TOKEN: service.runtimeToken })
   }
   const octokit = await githubClient(TOKEN, { baseUrl: api.url })
   const findBy = {

@@ -8,29 +8,23 @@ import { join } from 'node:path'
 import { jest } from '@jest/globals'
 import { restoreFolder, saveFolder } from '../../src/github/cache.js'
 import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
+import { quietStdout, SavedEnv } from '../support/in-process-client.js'
 
 let service: ArtifactService
 let work: string
-const saved: Record<string, string | undefined> = {}
+const env = new SavedEnv()
 const content = randomBytes(200_000)
 
 beforeAll(async () => {
-  // @actions/core writes ::debug:: and warnings to stdout; the runner reads them, jest would print them.
-  jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+  quietStdout()
   service = await startArtifactService()
   work = mkdtempSync(join(tmpdir(), 'cache-standin-'))
-  for (const [key, value] of Object.entries({ ...service.env, RUNNER_TEMP: join(work, 'runner-temp') })) {
-    saved[key] = process.env[key]
-    process.env[key] = value
-  }
+  env.set({ ...service.env, RUNNER_TEMP: join(work, 'runner-temp') })
 })
 
 afterAll(async () => {
   jest.restoreAllMocks()
-  for (const [key, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  }
+  env.restore()
   if (work) rmSync(work, { recursive: true, force: true })
   await service?.close()
 })

@@ -1,9 +1,7 @@
 // The tracking comment's whole life, against the OpenAPI-checked GitHub stand-in and a real loop:
 // 👀 at once, "working…" at the start, an edit per iteration, the outcome at the end — and the post step
 // finalising a run that was cancelled, so the comment never stays "working…".
-import { getOctokit } from '@actions/github'
 import type { IterationRecord, LoopStatus } from '../../src/loop/index.js'
-import type { Octokit } from '../../src/github/client.js'
 import { acknowledge, finaliseCancelled, postRefusal, TrackingComment } from '../../src/github/tracking.js'
 import {
   MAX_COMMENT_CHARS,
@@ -14,11 +12,10 @@ import {
 import { githubClient } from '../../src/github/client.js'
 import { retryTiming } from '../../src/github/retry.js'
 import type { FaultKind } from '../support/faults.js'
-import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
+import { useStandIn } from './stand-in.js'
 import { countRuns, harness, type Harness } from '../loop/harness.js'
 
-let api: GitHubApi
-let octokit: Octokit
+const stand = useStandIn()
 let h: Harness | undefined
 const repo = { owner: 'acme', repo: 'widgets' }
 const info: TrackingInfo = {
@@ -30,24 +27,16 @@ const info: TrackingInfo = {
   maxIterations: 5
 }
 
-beforeEach(async () => {
-  api = await startGitHubApi({ owner: 'acme', repo: 'widgets' })
-  octokit = getOctokit('ghs_token', { baseUrl: api.url }) as Octokit
-})
-afterEach(async () => {
-  expect(api.violations).toEqual([])
-  expect(api.unimplemented).toEqual([])
-  expect(api.responseProblems).toEqual([])
-  await api.close()
+afterEach(() => {
   h?.cleanup()
   h = undefined
 })
 
-const edits = () => api.requests.filter(r => r.operationId === 'issues/update-comment')
+const edits = () => stand.api.requests.filter(r => r.operationId === 'issues/update-comment')
 
 function trigger() {
-  const issue = api.state.addIssue({ title: 'Tests fail', body: 'npm test fails' })
-  const comment = api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'alice' })
+  const issue = stand.api.state.addIssue({ title: 'Tests fail', body: 'npm test fails' })
+  const comment = stand.api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'alice' })
   return { issueNumber: issue.number, commentId: comment.id, target: { ...repo, issueNumber: issue.number } }
 }
 
@@ -113,14 +102,14 @@ function status(iterations: IterationRecord[], extra: Partial<LoopStatus> = {}):
 
 test('the tracking comment lives its whole life: 👀, working…, an edit per iteration, the outcome with the PR', async () => {
   const { commentId, target } = trigger()
-  expect(await acknowledge(octokit, { ...target, commentId })).toBe(true)
-  expect(api.state.reactions.map(r => [r.subject, r.subjectId, r.content])).toEqual([
+  expect(await acknowledge(stand.octokit, { ...target, commentId })).toBe(true)
+  expect(stand.api.state.reactions.map(r => [r.subject, r.subjectId, r.content])).toEqual([
     ['comment', commentId, 'eyes']
   ])
 
-  const tracking = await TrackingComment.create(octokit, target, info)
+  const tracking = await TrackingComment.create(stand.octokit, target, info)
   expect(tracking).toBeDefined()
-  const body = () => api.state.comment(tracking!.id)!.body
+  const body = () => stand.api.state.comment(tracking!.id)!.body
   expect(body()).toMatch(
     /^<!-- ralph-action:tracking run=4242 state=working -->\n### 🔁 ralph `fix-tests` is working… \(starting\)/
   )
@@ -162,27 +151,27 @@ test('the tracking comment lives its whole life: 👀, working…, an edit per i
   expect(await tracking!.update(result)).toBe(false)
   expect(body()).toContain('state=final')
   // One tracking comment, by the action.
-  const ours = api.state.comments.filter(c => c.user === 'github-actions[bot]')
+  const ours = stand.api.state.comments.filter(c => c.user === 'github-actions[bot]')
   expect(ours).toHaveLength(1)
 })
 
 test('the post step finalises a comment main left "working…" as cancelled, found by the saved id', async () => {
   const { target } = trigger()
-  const tracking = await TrackingComment.create(octokit, target, info)
+  const tracking = await TrackingComment.create(stand.octokit, target, info)
   await tracking!.update(status([iteration(1, [false], 'checks_failed')]))
   // main was killed here; post reads the id from the step state and status.json from the record.
   const killed = status([iteration(1, [false], 'checks_failed'), iteration(2, [false], 'interrupted')])
-  expect(await finaliseCancelled(octokit, { ...target, commentId: tracking!.id }, info, killed)).toBe(
+  expect(await finaliseCancelled(stand.octokit, { ...target, commentId: tracking!.id }, info, killed)).toBe(
     'finalised'
   )
-  const body = api.state.comment(tracking!.id)!.body
+  const body = stand.api.state.comment(tracking!.id)!.body
   expect(body).toMatch(/state=final -->\n### ⏹️ Cancelled after 2 iterations\n/)
   expect(body).toContain('cancelled or timed out before it finished')
   expect(body).toContain('| 2 | ⏹️ stopped |')
   expect(body).not.toMatch(/working…/)
   // Running post again changes nothing.
   const before = edits().length
-  expect(await finaliseCancelled(octokit, { ...target, commentId: tracking!.id }, info, killed)).toBe(
+  expect(await finaliseCancelled(stand.octokit, { ...target, commentId: tracking!.id }, info, killed)).toBe(
     'already-final'
   )
   expect(edits()).toHaveLength(before)
@@ -190,18 +179,18 @@ test('the post step finalises a comment main left "working…" as cancelled, fou
 
 test('without a saved id the post step finds the comment by its marker, ignoring a copy a person posted', async () => {
   const { target, issueNumber } = trigger()
-  const tracking = await TrackingComment.create(octokit, target, info)
-  const copy = api.state.addComment(issueNumber, { body: renderWorking(info), user: 'alice' })
-  expect(await finaliseCancelled(octokit, target, info)).toBe('finalised')
-  expect(api.state.comment(tracking!.id)!.body).toMatch(/### ⏹️ Cancelled after 0 iterations/)
-  expect(api.state.comment(copy.id)!.body).toContain('state=working')
+  const tracking = await TrackingComment.create(stand.octokit, target, info)
+  const copy = stand.api.state.addComment(issueNumber, { body: renderWorking(info), user: 'alice' })
+  expect(await finaliseCancelled(stand.octokit, target, info)).toBe('finalised')
+  expect(stand.api.state.comment(tracking!.id)!.body).toMatch(/### ⏹️ Cancelled after 0 iterations/)
+  expect(stand.api.state.comment(copy.id)!.body).toContain('state=working')
   // Another run's comment is not this run's.
-  expect(await finaliseCancelled(octokit, target, { ...info, runId: '9999' })).toBe('not-found')
+  expect(await finaliseCancelled(stand.octokit, target, { ...info, runId: '9999' })).toBe('not-found')
 })
 
 test('a comment main finalised is left alone by the post step', async () => {
   const { target } = trigger()
-  const tracking = await TrackingComment.create(octokit, target, info)
+  const tracking = await TrackingComment.create(stand.octokit, target, info)
   const done = status([iteration(1, [true], 'passed')], {
     state: 'finished',
     stopReason: 'all_checks_passed',
@@ -210,9 +199,11 @@ test('a comment main finalised is left alone by the post step', async () => {
   })
   await tracking!.finalise({ status: done, note: 'The loop left no change, so no pull request was opened.' })
   const before = edits().length
-  expect(await finaliseCancelled(octokit, { ...target, commentId: tracking!.id }, info)).toBe('already-final')
+  expect(await finaliseCancelled(stand.octokit, { ...target, commentId: tracking!.id }, info)).toBe(
+    'already-final'
+  )
   expect(edits()).toHaveLength(before)
-  expect(api.state.comment(tracking!.id)!.body).toContain('no pull request was opened')
+  expect(stand.api.state.comment(tracking!.id)!.body).toContain('no pull request was opened')
 })
 
 test('bodies stay under 65,536 characters however long the run and its names', async () => {
@@ -230,7 +221,7 @@ test('bodies stay under 65,536 characters however long the run and its names', a
   })
   expect(final.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS)
   const { target } = trigger()
-  const tracking = await TrackingComment.create(octokit, target, info)
+  const tracking = await TrackingComment.create(stand.octokit, target, info)
   expect(await tracking!.update(status(long))).toBe(true)
   expect(
     await tracking!.finalise({
@@ -244,14 +235,14 @@ test('GitHub refusing feedback is a warning, never a failure of the run', async 
   const { target, commentId } = trigger()
   const warnings: string[] = []
   const warn = (m: string) => warnings.push(m)
-  api.state.failures.next.push(
+  stand.api.state.failures.next.push(
     { operationId: 'reactions/create-for-issue-comment', status: 403 },
     { operationId: 'issues/create-comment', status: 403 }
   )
-  expect(await acknowledge(octokit, { ...target, commentId }, warn)).toBe(false)
-  expect(await TrackingComment.create(octokit, target, info, warn)).toBeUndefined()
-  const tracking = await TrackingComment.create(octokit, target, info, warn)
-  api.state.failures.next.push({ operationId: 'issues/update-comment', status: 502 })
+  expect(await acknowledge(stand.octokit, { ...target, commentId }, warn)).toBe(false)
+  expect(await TrackingComment.create(stand.octokit, target, info, warn)).toBeUndefined()
+  const tracking = await TrackingComment.create(stand.octokit, target, info, warn)
+  stand.api.state.failures.next.push({ operationId: 'issues/update-comment', status: 502 })
   expect(await tracking!.update(status([iteration(1, [true], 'passed')]))).toBe(false)
   expect(warnings).toEqual([
     expect.stringMatching(/^Could not react with 👀 on #1: HTTP 403/),
@@ -262,10 +253,10 @@ test('GitHub refusing feedback is a warning, never a failure of the run', async 
 
 test('a refusal is one reply; a run a label started gets its 👀 on the issue', async () => {
   const { target, issueNumber } = trigger()
-  const url = await postRefusal(octokit, target, '@rob, no ralph loop was started: reasons.')
+  const url = await postRefusal(stand.octokit, target, '@rob, no ralph loop was started: reasons.')
   expect(url).toMatch(new RegExp(`/issues/${issueNumber}#issuecomment-\\d+$`))
-  expect(await acknowledge(octokit, target)).toBe(true)
-  expect(api.state.reactions.map(r => [r.subject, r.subjectId, r.content])).toEqual([
+  expect(await acknowledge(stand.octokit, target)).toBe(true)
+  expect(stand.api.state.reactions.map(r => [r.subject, r.subjectId, r.content])).toEqual([
     ['issue', issueNumber, 'eyes']
   ])
 })
@@ -276,7 +267,7 @@ const timing = retryTiming({ RALPH_ACTION_TEST_WAIT_SCALE: '0.001', RALPH_ACTION
 test('while an edit stalls, later iterations wait as one: two edits for five iterations, the last state sent', async () => {
   const { target } = trigger()
   const warnings: string[] = []
-  const client = await githubClient('ghs_token', { baseUrl: api.url, timing })
+  const client = await githubClient('ghs_token', { baseUrl: stand.api.url, timing })
   let inFlight = 0
   let mostInFlight = 0
   client.hook.wrap('request', async (request, options) => {
@@ -289,21 +280,21 @@ test('while an edit stalls, later iterations wait as one: two edits for five ite
     }
   })
   const tracking = await TrackingComment.create(client, target, info, m => warnings.push(m))
-  api.faults.add('issues/update-comment', 1, 'stall')
+  stand.api.faults.add('issues/update-comment', 1, 'stall')
   const follow = tracking!.follow()
   follow.emit({ type: 'loop_started', status: status([]) })
   for (let n = 1; n <= 5; n++)
     follow.emit({ type: 'iteration_finished', record: iteration(n, [false], 'checks_failed') })
   await follow.settled()
 
-  const edits = api.requests.filter(r => r.operationId === 'issues/update-comment')
+  const edits = stand.api.requests.filter(r => r.operationId === 'issues/update-comment')
   expect(edits.map(e => e.fault ?? e.status)).toEqual(['stall', 200])
   expect(mostInFlight).toBe(1)
   // The stalled edit (iteration 1) is given up, not retried: the next edit carries iterations 1–5.
   expect(warnings).toEqual([
     expect.stringMatching(/^Could not edit the tracking comment \d+: no answer within 1\.0 s/)
   ])
-  const comment = api.state.comments.find(c => c.id === tracking!.id)
+  const comment = stand.api.state.comments.find(c => c.id === tracking!.id)
   expect(comment?.body).toContain('5 iterations done')
 })
 
@@ -311,10 +302,10 @@ test('while an edit stalls, later iterations wait as one: two edits for five ite
 async function twoIterationsThenFinal(faults: [number, FaultKind][]) {
   const { target } = trigger()
   const warnings: string[] = []
-  const client = await githubClient('ghs_token', { baseUrl: api.url, timing })
+  const client = await githubClient('ghs_token', { baseUrl: stand.api.url, timing })
   const tracking = await TrackingComment.create(client, target, info, m => warnings.push(m))
-  api.faults.clear()
-  for (const [call, kind] of faults) api.faults.add('issues/update-comment', call, kind)
+  stand.api.faults.clear()
+  for (const [call, kind] of faults) stand.api.faults.add('issues/update-comment', call, kind)
   const follow = tracking!.follow()
   follow.emit({ type: 'loop_started', status: status([]) })
   follow.emit({ type: 'iteration_finished', record: iteration(1, [false], 'checks_failed') })
@@ -327,8 +318,8 @@ async function twoIterationsThenFinal(faults: [number, FaultKind][]) {
       stopReason: 'max_iterations'
     })
   })
-  const edits = api.requests.filter(r => r.operationId === 'issues/update-comment')
-  const body = api.state.comments.find(c => c.id === tracking!.id)?.body
+  const edits = stand.api.requests.filter(r => r.operationId === 'issues/update-comment')
+  const body = stand.api.state.comments.find(c => c.id === tracking!.id)?.body
   return { warnings, finalised, edits: edits.map(e => e.fault ?? e.status), body }
 }
 

@@ -3,17 +3,16 @@
 // write when it asks for one), the vendor's own prompt, its output limit — and the one rule that refuses what
 // the body only names (a document by URL, a stored file, a server-run tool), on each of the four wires.
 import { priceFromTable } from '../../src/agents/prices.js'
+import { preauthorize, type Preauthorization } from '../../src/proxy/preauth.js'
+import type { ModelWire } from '../../src/proxy/wire.js'
 import {
   BYTES_PER_INPUT_TOKEN,
   DEFAULT_MAX_OUTPUT_TOKENS,
   MAX_INPUT_TOKENS,
-  preauthorize,
   VENDOR_PROMPT_TOKENS,
   withOutputLimit,
-  worstCaseUsage,
-  type Preauthorization
-} from '../../src/proxy/preauth.js'
-import type { ModelWire } from '../../src/proxy/wire.js'
+  worstCaseUsage
+} from '../../src/proxy/worst-case.js'
 
 const pre = (wire: ModelWire, body: Record<string, unknown>, pathModel?: string): Preauthorization =>
   preauthorize(wire, body, JSON.stringify(body).length, pathModel, priceFromTable)

@@ -1,16 +1,18 @@
 // The artifact stand-in with the real @actions/artifact client: upload a folder, list it, read it back
 // file by file (through the stand-in and through the client's own download), refuse a duplicate name.
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative } from 'node:path'
+import { join, relative } from 'node:path'
 import { jest } from '@jest/globals'
 import { DefaultArtifactClient } from '@actions/artifact'
 import { startArtifactService, type ArtifactService } from './artifacts/index.js'
+import { writeFiles } from './files.js'
+import { quietStdout, SavedEnv } from './in-process-client.js'
 
 let service: ArtifactService
 let work: string
-const saved: Record<string, string | undefined> = {}
+const env = new SavedEnv()
 
 const files: Record<string, Buffer> = {
   'progress.md': Buffer.from('# Progress\n\n## Iteration 1\nFAIL tests\n'),
@@ -23,26 +25,16 @@ const files: Record<string, Buffer> = {
 }
 
 beforeAll(async () => {
-  // @actions/core writes ::debug:: workflow commands to stdout; the runner hides them, jest would not.
-  jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+  quietStdout()
   service = await startArtifactService()
-  for (const [key, value] of Object.entries(service.env)) {
-    saved[key] = process.env[key]
-    process.env[key] = value
-  }
+  env.set(service.env)
   work = mkdtempSync(join(tmpdir(), 'artifact-standin-'))
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(work, 'record', path)), { recursive: true })
-    writeFileSync(join(work, 'record', path), content)
-  }
+  writeFiles(join(work, 'record'), files)
 })
 
 afterAll(async () => {
   jest.restoreAllMocks()
-  for (const [key, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  }
+  env.restore()
   if (work) rmSync(work, { recursive: true, force: true })
   await service?.close()
 })

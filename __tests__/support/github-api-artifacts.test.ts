@@ -1,13 +1,15 @@
 // Another run's artifact through the REST API, as a resumed run reads its predecessor's record: the real
 // @actions/artifact client with `findBy` lists the run's artifacts on the GitHub stand-in and follows its 302
 // to the zip in the artifact service's blob store, where the earlier run uploaded it under its own token.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { jest } from '@jest/globals'
 import type { DefaultArtifactClient } from '@actions/artifact'
 import { startArtifactService, type ArtifactService } from './artifacts/index.js'
 import { startGitHubApi, type GitHubApi } from './github-api/index.js'
+import { writeFiles } from './files.js'
+import { quietStdout, SavedEnv } from './in-process-client.js'
 
 const TOKEN = 'ghs_resumedRunToken'
 const EARLIER = { run: 'c0ffee00-0000-4000-8000-0000000000aa', job: 'c0ffee00-0000-4000-8000-0000000000ab' }
@@ -21,35 +23,23 @@ let service: ArtifactService
 let api: GitHubApi
 let client: DefaultArtifactClient
 let work: string
-const saved: Record<string, string | undefined> = {}
-
-function setEnv(key: string, value: string): void {
-  if (!(key in saved)) saved[key] = process.env[key]
-  process.env[key] = value
-}
+const env = new SavedEnv()
 
 beforeAll(async () => {
-  // @actions/core writes ::debug:: workflow commands to stdout; the runner hides them, jest would not.
-  jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+  quietStdout()
   service = await startArtifactService()
   api = await startGitHubApi({ owner: 'acme', repo: 'widgets', artifacts: service })
-  for (const [key, value] of Object.entries({ ...service.env, ...api.env })) setEnv(key, value)
+  env.set({ ...service.env, ...api.env })
   // @actions/github reads GITHUB_API_URL when it is first loaded: load the client only now.
   const { DefaultArtifactClient } = await import('@actions/artifact')
   client = new DefaultArtifactClient()
   work = mkdtempSync(join(tmpdir(), 'artifact-of-run-'))
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(work, 'record', path)), { recursive: true })
-    writeFileSync(join(work, 'record', path), content)
-  }
+  writeFiles(join(work, 'record'), files)
 })
 
 afterAll(async () => {
   jest.restoreAllMocks()
-  for (const [key, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  }
+  env.restore()
   if (work) rmSync(work, { recursive: true, force: true })
   await api?.close()
   await service?.close()
@@ -64,14 +54,14 @@ afterEach(() => {
 
 /** Uploads the record as a job of the earlier run does (its own runtime token), then back to this run's. */
 async function uploadAsEarlierRun(name: string, backend = EARLIER): Promise<number> {
-  setEnv('ACTIONS_RUNTIME_TOKEN', service.tokenForRun(backend.run, backend.job))
+  env.set({ ACTIONS_RUNTIME_TOKEN: service.tokenForRun(backend.run, backend.job) })
   try {
     const root = join(work, 'record')
     const paths = Object.keys(files).map(p => join(root, p))
     const { id } = await client.uploadArtifact(name, paths, root, { retentionDays: 1 })
     return id as number
   } finally {
-    setEnv('ACTIONS_RUNTIME_TOKEN', service.runtimeToken)
+    env.set({ ACTIONS_RUNTIME_TOKEN: service.runtimeToken })
   }
 }
 

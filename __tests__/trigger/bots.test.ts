@@ -2,17 +2,10 @@
 // check who asked through the API (comments, labels, pull requests) refused bots already; a push, a dispatch
 // or a schedule whose sender is a bot started a paid loop. Decided in admission, event by event, against the
 // OpenAPI-checked GitHub stand-in, with payloads as GitHub writes them (the sender's login and type).
-import { world, type World } from './world.js'
+import { useWorld } from './world.js'
 import type { Admission } from '../../src/trigger/types.js'
 
-let w: World
-beforeEach(async () => {
-  w = await world()
-})
-afterEach(async () => {
-  w.expectClean()
-  await w.close()
-})
+const w = useWorld()
 
 const settings = { defaultRalph: '.agents/ralphs/echo/RALPH.md' }
 type Json = Record<string, unknown>

@@ -5,7 +5,7 @@
 import { parseRalphCommand } from '../../src/trigger/grammar.js'
 import { sanitizeText } from '../../src/trigger/sanitize.js'
 import { REFUSAL_MARKER } from '../../src/trigger/replies.js'
-import { world, type World } from './world.js'
+import { useWorld, world } from './world.js'
 
 describe('the command line as posted', () => {
   test.each([
@@ -59,14 +59,7 @@ const cpuMsSince = (since: NodeJS.CpuUsage): number => {
 }
 
 describe('cost before the permission check', () => {
-  let w: World
-  beforeEach(async () => {
-    w = await world()
-  })
-  afterEach(async () => {
-    w.expectClean()
-    await w.close()
-  })
+  const w = useWorld()
 
   test("an outsider's 64 KB hostile comment is refused as fast as a plain one of the same size", async () => {
     w.api.state.addUser('rob', { role: 'read' })

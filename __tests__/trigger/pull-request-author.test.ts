@@ -2,18 +2,12 @@
 // whoever caused the event: anyone who can read a repository can open a pull request between two of its
 // branches, and every later event a writer causes on it (a push, a label, an assignment) names the writer
 // as its sender. Payloads are the stand-in's, shaped as GitHub's webhooks are.
-import { world, type World } from './world.js'
+import { useWorld } from './world.js'
 import { PULL_REQUEST_MARKER } from '../../src/report/pr-body.js'
 
-let w: World
-beforeEach(async () => {
-  w = await world()
-  w.api.state.addUser('alice', { role: 'write' })
-  w.api.state.addUser('rob', { role: 'read' })
-})
-afterEach(async () => {
-  w.expectClean()
-  await w.close()
+const w = useWorld(world => {
+  world.api.state.addUser('alice', { role: 'write' })
+  world.api.state.addUser('rob', { role: 'read' })
 })
 
 const LATER_ACTIONS = [

@@ -4,17 +4,9 @@ import { admitEvent } from '../../src/trigger/admission.js'
 import { parseTriggerEvent } from '../../src/trigger/event.js'
 import type { TokenActor } from '../../src/github/own-work.js'
 import { checkEventPayload } from '../support/github-api/index.js'
-import { world, type World } from './world.js'
+import { useWorld } from './world.js'
 
-let w: World
-beforeEach(async () => {
-  w = await world()
-  w.api.state.addUser('alice', { role: 'write' })
-})
-afterEach(async () => {
-  w.expectClean()
-  await w.close()
-})
+const w = useWorld(world => world.api.state.addUser('alice', { role: 'write' }))
 
 test('a submitted review: its id, body (none is empty), state as the webhook spells it, author, commit, and its pull request', () => {
   const pull = w.api.state.addPull({

@@ -5,16 +5,9 @@ import { createServer, type AddressInfo } from 'node:net'
 import { getOctokit } from '@actions/github'
 import { admitEvent } from '../../src/trigger/admission.js'
 import type { Octokit } from '../../src/github/client.js'
-import { world, type World } from './world.js'
+import { useWorld } from './world.js'
 
-let w: World
-beforeEach(async () => {
-  w = await world()
-})
-afterEach(async () => {
-  w.expectClean()
-  await w.close()
-})
+const w = useWorld()
 
 test.each(['Read', 'read', 'None', 'TRIAGE', 'triage'])(
   'role_name %s refuses, whatever its case, though the legacy permission says write',

@@ -3,19 +3,12 @@
 // from the text is ever executed — proven with the real loop, a scripted agent and a command that echoes
 // its argv, against the OpenAPI-checked GitHub stand-in and the real Octokit.
 import path from 'node:path'
-import { payloads, world, type World } from './world.js'
+import { payloads, useWorld } from './world.js'
 import type { Refuse, Run } from '../../src/trigger/types.js'
 import { REFUSAL_MARKER } from '../../src/trigger/replies.js'
 import { promptWithTask } from '../../src/trigger/sanitize.js'
 
-let w: World
-beforeEach(async () => {
-  w = await world()
-})
-afterEach(async () => {
-  w.expectClean()
-  await w.close()
-})
+const w = useWorld()
 
 /** An issue with a `/ralph` comment by `user`, and the issue_comment event for it. */
 function commentOn(body: string, user: string, issue: { title?: string; body?: string } = {}) {

@@ -3,6 +3,7 @@
 // the action (action/plan-run.ts) does with an admission: run the real loop (task delivered as data), post the refusal, or nothing.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
 import path from 'node:path'
+import { afterEach, beforeEach } from '@jest/globals'
 import { getOctokit } from '@actions/github'
 import { loadRalph } from '../../src/ralph/index.js'
 import { loopConfig, runLoop, type LoopResult } from '../../src/loop/index.js'
@@ -174,6 +175,30 @@ export async function world(): Promise<World> {
 }
 
 /** Shell that would create `<dir>/pwned-<n>` if anything ever ran it. */
+/**
+ * A fresh world around each test of the file (or describe block) it is called in: made before each, `setup`
+ * run on it, checked clean and closed after each. The answer stands for the current test's world.
+ */
+export function useWorld(setup?: (w: World) => void): World {
+  let current: World | undefined
+  beforeEach(async () => {
+    current = await world()
+    setup?.(current)
+  })
+  afterEach(async () => {
+    const w = current as World
+    w.expectClean()
+    await w.close()
+  })
+  return new Proxy({} as World, {
+    get(_, key) {
+      if (!current) throw new Error('the world is made before each test: read it inside one')
+      const value: unknown = Reflect.get(current, key)
+      return typeof value === 'function' ? value.bind(current) : value
+    }
+  })
+}
+
 export const payloads = (dir: string): string[] => [
   `$(touch ${dir}/pwned-1)`,
   `\`touch ${dir}/pwned-2\``,

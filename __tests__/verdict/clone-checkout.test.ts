@@ -7,18 +7,11 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import { cloneBytes, parseCheckAttr } from '../../src/verdict/clone-checkout.js'
+import { gitEnv } from '../git/temp-repo.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ralph-clone-checkout-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  HOME: dir,
-  GIT_AUTHOR_NAME: 'a',
-  GIT_AUTHOR_EMAIL: 'a@b',
-  GIT_COMMITTER_NAME: 'a',
-  GIT_COMMITTER_EMAIL: 'a@b'
-}
+const env = gitEnv(dir)
 const git = (cwd: string, args: string[], input?: Buffer): Buffer =>
   execFileSync('git', args, { cwd, env, ...(input ? { input } : {}) })
 

@@ -10,6 +10,7 @@ import { scanDiff, type Flag } from '../../src/verdict/evidence.js'
 import { CHEATS, PROJECTS, type Cheat, type ProjectName } from '../action/verdict-corpus.js'
 import { writeFiles, type Files } from '../action/harness.js'
 import { applyMove } from './runners.js'
+import { gitEnv } from '../git/temp-repo.js'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach(d => rmSync(d, { recursive: true, force: true })))
@@ -22,15 +23,7 @@ function flagsOf(project: ProjectName, move: string, start: Cheat['start'] = {})
     Object.entries({ ...PROJECTS[project].files, ...start }).filter(([, v]) => v !== undefined)
   ) as Files
   writeFiles(dir, files)
-  const env = {
-    ...process.env,
-    GIT_CONFIG_NOSYSTEM: '1',
-    HOME: dir,
-    GIT_AUTHOR_NAME: 'a',
-    GIT_AUTHOR_EMAIL: 'a@b',
-    GIT_COMMITTER_NAME: 'a',
-    GIT_COMMITTER_EMAIL: 'a@b'
-  }
+  const env = gitEnv(dir)
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' })
   git('init', '--quiet')
   git('add', '-A')

@@ -1,24 +1,23 @@
 // The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
-// untracked changes), what changed since the loop started, and a commit of what the agent left.
+// untracked changes), what changed since the loop started, and a commit of what the agent left. Which of its
+// paths may go into those trees and commits is deliverable.ts's.
 import {
   accessSync,
   chmodSync,
   constants,
   copyFileSync,
-  lstatSync,
   renameSync,
   rmSync,
   statSync,
   utimesSync
 } from 'node:fs'
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { GitError, gitOutput, runGit, type GitOutput, type GitResult } from './git.js'
-import { onDisk, pathBytes, showPath, splitNul } from '../text/tree-path.js'
-import { excludePattern, gitlinkMoved, ignoreOracle, scanTree, TreeHazardError } from './tree-scan.js'
+import { pathBytes } from '../text/tree-path.js'
 import { readCommitSettings, type CommitSettings } from './commit-settings.js'
-import { megabytes } from './file-size.js'
+import { deliverable, gitlinks, type GitCall, type Gitlink, type ListedTree } from './deliverable.js'
 
 /** The change since a starting tree, ready for `{{ ralph.diff }}`. */
 export interface WorkspaceDiff {
@@ -68,10 +67,6 @@ export interface Workspace {
 export const DIFF_PATCH_CHARS = 5000
 /** Bytes read of a file at a commit (package.json's scripts). */
 const FILE_AT_BYTES = 1024 * 1024
-/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
-const LIST_BYTES = 64 * 1024 * 1024
-/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
-const GITLINK_MODE = '160000'
 /** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
 export const TREE_GIT_MS = 10 * 60 * 1000
 /** Bytes kept for `git diff --stat` (a line per file). */
@@ -91,20 +86,6 @@ interface GitPaths {
   states: string[]
 }
 
-/** A gitlink of the index: its folder and the commit it records. */
-interface Gitlink {
-  path: string
-  oid: string
-}
-
-/** One git call of the workspace: what it gets besides its arguments. */
-interface Call {
-  env?: NodeJS.ProcessEnv | undefined
-  maxStdoutBytes?: number
-  input?: Buffer
-  signal?: AbortSignal | undefined
-}
-
 /** HEAD as this workspace last saw it ('' commit: no commit yet), and what its reflog looked like then. */
 interface KnownHead {
   commit: string
@@ -122,17 +103,27 @@ export class GitWorkspace implements Workspace {
   private head: KnownHead | undefined
   /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
   private scratchGitlinks: Gitlink[] | undefined
-  private readonly refusals = new Set<string>()
-  /** Files refused for their size or kind (each named once, whatever size it grows to). */
-  private readonly leftOut = new Set<string>()
+  /** This workspace as the listing of what may be delivered sees it (deliverable.ts); it keeps the refusals. */
+  private readonly listed: ListedTree
 
   private constructor(
     readonly root: string,
     /** Variables every git command of this workspace gets (the action's hermetic git environment). */
     private readonly env: NodeJS.ProcessEnv = {},
     /** A file larger than this is left out of every tree and commit; undefined: no limit. */
-    private readonly maxFileBytes?: number
-  ) {}
+    maxFileBytes?: number
+  ) {
+    this.listed = {
+      root,
+      env,
+      maxFileBytes,
+      git: (args, call) => this.gitOrThrow(args, call),
+      scratchDir: () => this.scratchDir(),
+      realIndex: async () => (await this.gitPaths()).index,
+      refusals: new Set<string>(),
+      leftOut: new Set<string>()
+    }
+  }
 
   /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
   static async open(
@@ -150,7 +141,7 @@ export class GitWorkspace implements Workspace {
   }
 
   /** git in the work tree, bounded in time; stdout as bytes. */
-  private call(args: string[], call: Call = {}): Promise<GitOutput> {
+  private call(args: string[], call: GitCall = {}): Promise<GitOutput> {
     return gitOutput(args, {
       cwd: this.root,
       env: { ...this.env, ...call.env },
@@ -162,7 +153,7 @@ export class GitWorkspace implements Workspace {
   }
 
   /** git that must succeed (throws GitError). */
-  private async gitOrThrow(args: string[], call: Call = {}): Promise<GitOutput> {
+  private async gitOrThrow(args: string[], call: GitCall = {}): Promise<GitOutput> {
     const result = await this.call(args, call)
     if (result.exitCode !== 0) throw new GitError(args, result)
     return result
@@ -188,7 +179,7 @@ export class GitWorkspace implements Workspace {
   async treeHash(signal?: AbortSignal): Promise<string> {
     const env = { GIT_INDEX_FILE: await this.scratchIndex() }
     this.scratchTree = undefined
-    this.scratchGitlinks ??= await this.gitlinks(env)
+    this.scratchGitlinks ??= await gitlinks(this.listed, env)
     await this.addAll(env, this.scratchGitlinks, signal)
     const tree = (await this.gitOrThrow(['write-tree'], { env, signal })).stdout.toString('utf8').trim()
     this.scratchTree = tree
@@ -196,156 +187,21 @@ export class GitWorkspace implements Workspace {
   }
 
   refused(): readonly string[] {
-    return [...this.refusals]
-  }
-
-  /** The index's gitlinks (the folders git would enter to ask their status). */
-  private async gitlinks(env?: NodeJS.ProcessEnv): Promise<Gitlink[]> {
-    const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES })
-    // `<mode> <oid> <stage>\t<path>`
-    return splitNul(out.stdout)
-      .filter(line => line.startsWith(`${GITLINK_MODE} `))
-      .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }))
+    return [...this.listed.refusals]
   }
 
   /** `git add -A` of what may be delivered (see deliverable), its pathspec given on stdin as bytes. */
   private async addAll(
     env: NodeJS.ProcessEnv | undefined,
-    gitlinks: readonly Gitlink[],
+    links: readonly Gitlink[],
     signal: AbortSignal | undefined
   ): Promise<void> {
-    const pathspec = await this.deliverable(env, gitlinks, signal)
+    const pathspec = await deliverable(this.listed, env, links, signal)
     await this.gitOrThrow(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
       env,
       signal,
       input: Buffer.concat(pathspec.map(p => Buffer.concat([pathBytes(p), Buffer.of(0)])))
     })
-  }
-
-  /**
-   * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
-   * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
-   * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-   * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
-   * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
-   * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
-   * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
-   */
-  private async deliverable(
-    env: NodeJS.ProcessEnv | undefined,
-    gitlinks: readonly Gitlink[],
-    signal: AbortSignal | undefined
-  ): Promise<string[]> {
-    const links = new Set(gitlinks.map(link => link.path))
-    // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
-    // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
-    const oracle = ignoreOracle(this.root, { ...this.env, ...env })
-    const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask }).finally(oracle.close)
-    const outside = new Set([...kept.map(k => k.path), ...links])
-    const under = (name: string): boolean => {
-      for (let dir = name; dir !== '.' && dir !== ''; dir = path.posix.dirname(dir))
-        if (outside.has(dir)) return true
-      return false
-    }
-    // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
-    // out of the gitlinks (an index without them), so it neither enters nor lists them.
-    const out = await this.gitOrThrow(
-      [
-        'ls-files',
-        '-z',
-        '-t',
-        '--others',
-        '--modified',
-        '--exclude-standard',
-        ...(await this.keptOut(outside))
-      ],
-      { env: await this.listingIndex(env, gitlinks), maxStdoutBytes: LIST_BYTES, signal }
-    )
-    if (out.stdoutTruncated)
-      throw new Error('the work tree lists more files than the action reads (64 MB of names)')
-    const nested: string[] = []
-    const left: string[] = []
-    for (const entry of splitNul(out.stdout)) {
-      const tag = entry.slice(0, 1)
-      const name = entry.slice(2)
-      if (!name || under(name.replace(/\/$/, ''))) continue
-      if (tag === '?' && name.endsWith('/')) {
-        // A repository the look at the tree did not see (made since): git lists it as one entry.
-        nested.push(name.slice(0, -1))
-        this.refusals.add(
-          `${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`
-        )
-      } else if (name === '.gitmodules')
-        this.refusals.add(
-          '.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with'
-        )
-      else {
-        const why = this.notDelivered(name)
-        if (why === undefined) continue
-        left.push(name)
-        if (this.leftOut.has(name)) continue
-        this.leftOut.add(name)
-        this.refusals.add(
-          `${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`
-        )
-      }
-    }
-    for (const link of gitlinks)
-      if (gitlinkMoved(this.root, link.path, link.oid))
-        this.refusals.add(
-          `${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`
-        )
-    for (const k of kept) this.refusals.add(k.line)
-    return [
-      '.',
-      ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
-    ]
-  }
-
-  /** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
-  private notDelivered(name: string): string | undefined {
-    // lstat: a link is its own few bytes, never what it points at.
-    const stat = lstatSync(onDisk(this.root, name), { throwIfNoEntry: false })
-    if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
-      return this.maxFileBytes !== undefined && (stat?.size ?? 0) > this.maxFileBytes
-        ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(this.maxFileBytes)})`
-        : undefined
-    return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`
-  }
-
-  /** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
-  private async keptOut(folders: ReadonlySet<string>): Promise<string[]> {
-    if (folders.size === 0) return []
-    const patterns = [...folders].map(dir => {
-      const pattern = excludePattern(dir)
-      if (pattern === undefined)
-        throw new TreeHazardError(
-          `${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`
-        )
-      return pathBytes(`${pattern}\n`)
-    })
-    const file = path.join(await this.scratchDir(), 'kept-out')
-    await writeFile(file, Buffer.concat(patterns))
-    return [`--exclude-from=${file}`]
-  }
-
-  /**
-   * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
-   * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
-   */
-  private async listingIndex(
-    env: NodeJS.ProcessEnv | undefined,
-    gitlinks: readonly Gitlink[]
-  ): Promise<NodeJS.ProcessEnv | undefined> {
-    if (gitlinks.length === 0) return env
-    const listing = path.join(await this.scratchDir(), 'listing-index')
-    await copyFile(env?.GIT_INDEX_FILE ?? (await this.gitPaths()).index, listing)
-    const listed = { ...env, GIT_INDEX_FILE: listing }
-    await this.gitOrThrow(['update-index', '--force-remove', '-z', '--stdin'], {
-      env: listed,
-      input: Buffer.concat(gitlinks.map(link => Buffer.concat([pathBytes(link.path), Buffer.of(0)])))
-    })
-    return listed
   }
 
   async diffSinceStart(
@@ -378,7 +234,7 @@ export class GitWorkspace implements Workspace {
     if (fast !== undefined) return fast
     // git's own path: stage everything in the real index, commit what differs from HEAD.
     this.head = undefined
-    await this.addAll(undefined, await this.gitlinks(), signal)
+    await this.addAll(undefined, await gitlinks(this.listed), signal)
     const staged = await this.call(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'], {
       signal
     })
