@@ -46979,6 +46979,47 @@ function showPath(p) {
     return `${out}"`;
 }
 
+;// CONCATENATED MODULE: ./src/git/commit-settings.ts
+// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
+const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
+/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
+function gitBool(value) {
+    if (value === undefined)
+        return true;
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', 'no', 'off', ''].includes(v))
+        return false;
+    return Number.parseInt(v, 10) !== 0;
+}
+/** The identity fallback and whether commits are signed, from `git` (one call). */
+async function readCommitSettings(git) {
+    const out = await git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
+    const values = new Map();
+    for (const entry of out.stdout.split('\0')) {
+        if (!entry)
+            continue;
+        const newline = entry.indexOf('\n');
+        // The last one wins, as in git; a key without a value has none.
+        if (newline === -1)
+            values.set(entry.toLowerCase(), undefined);
+        else
+            values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
+    }
+    const env = {};
+    if (!values.get('user.name')?.trim()) {
+        env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
+        env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
+    }
+    if (!values.get('user.email')?.trim()) {
+        env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
+        env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
+    }
+    const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
+    return { env, sign };
+}
+
 ;// CONCATENATED MODULE: ./src/git/tree-scan.ts
 // What of the work tree the action's git must never read, found before any git of the action's runs on it.
 // git opens `.gitignore` and `.gitattributes` in every folder it looks at, and a nested repository's HEAD and
@@ -47250,47 +47291,6 @@ async function treeHazard(top) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/git/commit-settings.ts
-// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
-const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
-/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
-function gitBool(value) {
-    if (value === undefined)
-        return true;
-    const v = value.trim().toLowerCase();
-    if (['true', 'yes', 'on'].includes(v))
-        return true;
-    if (['false', 'no', 'off', ''].includes(v))
-        return false;
-    return Number.parseInt(v, 10) !== 0;
-}
-/** The identity fallback and whether commits are signed, from `git` (one call). */
-async function readCommitSettings(git) {
-    const out = await git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
-    const values = new Map();
-    for (const entry of out.stdout.split('\0')) {
-        if (!entry)
-            continue;
-        const newline = entry.indexOf('\n');
-        // The last one wins, as in git; a key without a value has none.
-        if (newline === -1)
-            values.set(entry.toLowerCase(), undefined);
-        else
-            values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
-    }
-    const env = {};
-    if (!values.get('user.name')?.trim()) {
-        env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
-        env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
-    }
-    if (!values.get('user.email')?.trim()) {
-        env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
-        env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
-    }
-    const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
-    return { env, sign };
-}
-
 ;// CONCATENATED MODULE: ./src/git/file-size.ts
 // File sizes as people write and read them: max-file-size's setting (`50 MB`, `1g`), and a size said back.
 /** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
@@ -47318,10 +47318,143 @@ function megabytes(bytes) {
     return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
 }
 
+;// CONCATENATED MODULE: ./src/git/deliverable.ts
+// What of the work tree may be delivered: the pathspec the workspace's `git add -A` takes, which keeps git out
+// of every folder it would enter (a nested repository, a gitlink) and keeps back `.gitmodules`, files over
+// the size limit and special files, each refusal noted once. The tree hash and the commit are workspace.ts's.
+
+
+
+
+
+
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024;
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000';
+/** The index's gitlinks (the folders git would enter to ask their status). */
+async function gitlinks(tree, env) {
+    const out = await tree.git(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES });
+    // `<mode> <oid> <stage>\t<path>`
+    return splitNul(out.stdout)
+        .filter(line => line.startsWith(`${GITLINK_MODE} `))
+        .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }));
+}
+/**
+ * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
+ * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
+ * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
+ * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
+ * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
+ * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
+ * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
+ */
+async function deliverable(tree, env, links, signal) {
+    const linked = new Set(links.map(link => link.path));
+    // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
+    // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
+    const oracle = ignoreOracle(tree.root, { ...tree.env, ...env });
+    const kept = await scanTree(tree.root, { skip: linked, ignored: oracle.ask }).finally(oracle.close);
+    const outside = new Set([...kept.map(k => k.path), ...linked]);
+    const under = (name) => {
+        for (let dir = name; dir !== '.' && dir !== ''; dir = external_node_path_default().posix.dirname(dir))
+            if (outside.has(dir))
+                return true;
+        return false;
+    };
+    // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
+    // out of the gitlinks (an index without them), so it neither enters nor lists them.
+    const out = await tree.git([
+        'ls-files',
+        '-z',
+        '-t',
+        '--others',
+        '--modified',
+        '--exclude-standard',
+        ...(await keptOut(tree, outside))
+    ], { env: await listingIndex(tree, env, links), maxStdoutBytes: LIST_BYTES, signal });
+    if (out.stdoutTruncated)
+        throw new Error('the work tree lists more files than the action reads (64 MB of names)');
+    const nested = [];
+    const left = [];
+    for (const entry of splitNul(out.stdout)) {
+        const tag = entry.slice(0, 1);
+        const name = entry.slice(2);
+        if (!name || under(name.replace(/\/$/, '')))
+            continue;
+        if (tag === '?' && name.endsWith('/')) {
+            // A repository the look at the tree did not see (made since): git lists it as one entry.
+            nested.push(name.slice(0, -1));
+            tree.refusals.add(`${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`);
+        }
+        else if (name === '.gitmodules')
+            tree.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
+        else {
+            const why = notDelivered(tree, name);
+            if (why === undefined)
+                continue;
+            left.push(name);
+            if (tree.leftOut.has(name))
+                continue;
+            tree.leftOut.add(name);
+            tree.refusals.add(`${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
+        }
+    }
+    for (const link of links)
+        if (gitlinkMoved(tree.root, link.path, link.oid))
+            tree.refusals.add(`${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+    for (const k of kept)
+        tree.refusals.add(k.line);
+    return [
+        '.',
+        ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
+    ];
+}
+/** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
+function notDelivered(tree, name) {
+    // lstat: a link is its own few bytes, never what it points at.
+    const stat = (0,external_node_fs_.lstatSync)(onDisk(tree.root, name), { throwIfNoEntry: false });
+    if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
+        return tree.maxFileBytes !== undefined && (stat?.size ?? 0) > tree.maxFileBytes
+            ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(tree.maxFileBytes)})`
+            : undefined;
+    return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`;
+}
+/** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
+async function keptOut(tree, folders) {
+    if (folders.size === 0)
+        return [];
+    const patterns = [...folders].map(dir => {
+        const pattern = excludePattern(dir);
+        if (pattern === undefined)
+            throw new TreeHazardError(`${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`);
+        return pathBytes(`${pattern}\n`);
+    });
+    const file = external_node_path_default().join(await tree.scratchDir(), 'kept-out');
+    await (0,promises_.writeFile)(file, Buffer.concat(patterns));
+    return [`--exclude-from=${file}`];
+}
+/**
+ * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
+ * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
+ */
+async function listingIndex(tree, env, links) {
+    if (links.length === 0)
+        return env;
+    const listing = external_node_path_default().join(await tree.scratchDir(), 'listing-index');
+    await (0,promises_.copyFile)(env?.GIT_INDEX_FILE ?? (await tree.realIndex()), listing);
+    const listed = { ...env, GIT_INDEX_FILE: listing };
+    await tree.git(['update-index', '--force-remove', '-z', '--stdin'], {
+        env: listed,
+        input: Buffer.concat(links.map(link => Buffer.concat([pathBytes(link.path), Buffer.of(0)])))
+    });
+    return listed;
+}
+
 ;// CONCATENATED MODULE: ./src/git/workspace.ts
 // The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
-// untracked changes), what changed since the loop started, and a commit of what the agent left.
-
+// untracked changes), what changed since the loop started, and a commit of what the agent left. Which of its
+// paths may go into those trees and commits is deliverable.ts's.
 
 
 
@@ -47333,10 +47466,6 @@ function megabytes(bytes) {
 const DIFF_PATCH_CHARS = 5000;
 /** Bytes read of a file at a commit (package.json's scripts). */
 const FILE_AT_BYTES = 1024 * 1024;
-/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
-const LIST_BYTES = 64 * 1024 * 1024;
-/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
-const GITLINK_MODE = '160000';
 /** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
 const TREE_GIT_MS = 10 * 60 * 1000;
 /** Bytes kept for `git diff --stat` (a line per file). */
@@ -47348,7 +47477,6 @@ const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
 class GitWorkspace {
     root;
     env;
-    maxFileBytes;
     scratch;
     /** The tree the scratch index held at its last write-tree. */
     scratchTree;
@@ -47357,9 +47485,8 @@ class GitWorkspace {
     head;
     /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
     scratchGitlinks;
-    refusals = new Set();
-    /** Files refused for their size or kind (each named once, whatever size it grows to). */
-    leftOut = new Set();
+    /** This workspace as the listing of what may be delivered sees it (deliverable.ts); it keeps the refusals. */
+    listed;
     constructor(root, 
     /** Variables every git command of this workspace gets (the action's hermetic git environment). */
     env = {}, 
@@ -47367,7 +47494,16 @@ class GitWorkspace {
     maxFileBytes) {
         this.root = root;
         this.env = env;
-        this.maxFileBytes = maxFileBytes;
+        this.listed = {
+            root,
+            env,
+            maxFileBytes,
+            git: (args, call) => this.gitOrThrow(args, call),
+            scratchDir: () => this.scratchDir(),
+            realIndex: async () => (await this.gitPaths()).index,
+            refusals: new Set(),
+            leftOut: new Set()
+        };
     }
     /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
     static async open(dir, options = {}) {
@@ -47412,141 +47548,23 @@ class GitWorkspace {
     async treeHash(signal) {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
-        this.scratchGitlinks ??= await this.gitlinks(env);
+        this.scratchGitlinks ??= await gitlinks(this.listed, env);
         await this.addAll(env, this.scratchGitlinks, signal);
         const tree = (await this.gitOrThrow(['write-tree'], { env, signal })).stdout.toString('utf8').trim();
         this.scratchTree = tree;
         return tree;
     }
     refused() {
-        return [...this.refusals];
-    }
-    /** The index's gitlinks (the folders git would enter to ask their status). */
-    async gitlinks(env) {
-        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES });
-        // `<mode> <oid> <stage>\t<path>`
-        return splitNul(out.stdout)
-            .filter(line => line.startsWith(`${GITLINK_MODE} `))
-            .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }));
+        return [...this.listed.refusals];
     }
     /** `git add -A` of what may be delivered (see deliverable), its pathspec given on stdin as bytes. */
-    async addAll(env, gitlinks, signal) {
-        const pathspec = await this.deliverable(env, gitlinks, signal);
+    async addAll(env, links, signal) {
+        const pathspec = await deliverable(this.listed, env, links, signal);
         await this.gitOrThrow(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
             env,
             signal,
             input: Buffer.concat(pathspec.map(p => Buffer.concat([pathBytes(p), Buffer.of(0)])))
         });
-    }
-    /**
-     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
-     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
-     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-     * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
-     * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
-     * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
-     * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
-     */
-    async deliverable(env, gitlinks, signal) {
-        const links = new Set(gitlinks.map(link => link.path));
-        // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
-        // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
-        const oracle = ignoreOracle(this.root, { ...this.env, ...env });
-        const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask }).finally(oracle.close);
-        const outside = new Set([...kept.map(k => k.path), ...links]);
-        const under = (name) => {
-            for (let dir = name; dir !== '.' && dir !== ''; dir = external_node_path_default().posix.dirname(dir))
-                if (outside.has(dir))
-                    return true;
-            return false;
-        };
-        // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
-        // out of the gitlinks (an index without them), so it neither enters nor lists them.
-        const out = await this.gitOrThrow([
-            'ls-files',
-            '-z',
-            '-t',
-            '--others',
-            '--modified',
-            '--exclude-standard',
-            ...(await this.keptOut(outside))
-        ], { env: await this.listingIndex(env, gitlinks), maxStdoutBytes: LIST_BYTES, signal });
-        if (out.stdoutTruncated)
-            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
-        const nested = [];
-        const left = [];
-        for (const entry of splitNul(out.stdout)) {
-            const tag = entry.slice(0, 1);
-            const name = entry.slice(2);
-            if (!name || under(name.replace(/\/$/, '')))
-                continue;
-            if (tag === '?' && name.endsWith('/')) {
-                // A repository the look at the tree did not see (made since): git lists it as one entry.
-                nested.push(name.slice(0, -1));
-                this.refusals.add(`${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`);
-            }
-            else if (name === '.gitmodules')
-                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
-            else {
-                const why = this.notDelivered(name);
-                if (why === undefined)
-                    continue;
-                left.push(name);
-                if (this.leftOut.has(name))
-                    continue;
-                this.leftOut.add(name);
-                this.refusals.add(`${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
-            }
-        }
-        for (const link of gitlinks)
-            if (gitlinkMoved(this.root, link.path, link.oid))
-                this.refusals.add(`${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
-        for (const k of kept)
-            this.refusals.add(k.line);
-        return [
-            '.',
-            ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
-        ];
-    }
-    /** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
-    notDelivered(name) {
-        // lstat: a link is its own few bytes, never what it points at.
-        const stat = (0,external_node_fs_.lstatSync)(onDisk(this.root, name), { throwIfNoEntry: false });
-        if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
-            return this.maxFileBytes !== undefined && (stat?.size ?? 0) > this.maxFileBytes
-                ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(this.maxFileBytes)})`
-                : undefined;
-        return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`;
-    }
-    /** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
-    async keptOut(folders) {
-        if (folders.size === 0)
-            return [];
-        const patterns = [...folders].map(dir => {
-            const pattern = excludePattern(dir);
-            if (pattern === undefined)
-                throw new TreeHazardError(`${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`);
-            return pathBytes(`${pattern}\n`);
-        });
-        const file = external_node_path_default().join(await this.scratchDir(), 'kept-out');
-        await (0,promises_.writeFile)(file, Buffer.concat(patterns));
-        return [`--exclude-from=${file}`];
-    }
-    /**
-     * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
-     * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
-     */
-    async listingIndex(env, gitlinks) {
-        if (gitlinks.length === 0)
-            return env;
-        const listing = external_node_path_default().join(await this.scratchDir(), 'listing-index');
-        await (0,promises_.copyFile)(env?.GIT_INDEX_FILE ?? (await this.gitPaths()).index, listing);
-        const listed = { ...env, GIT_INDEX_FILE: listing };
-        await this.gitOrThrow(['update-index', '--force-remove', '-z', '--stdin'], {
-            env: listed,
-            input: Buffer.concat(gitlinks.map(link => Buffer.concat([pathBytes(link.path), Buffer.of(0)])))
-        });
-        return listed;
     }
     async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS, signal) {
         const to = current ?? (await this.treeHash(signal));
@@ -47572,7 +47590,7 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await this.addAll(undefined, await this.gitlinks(), signal);
+        await this.addAll(undefined, await gitlinks(this.listed), signal);
         const staged = await this.call(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'], {
             signal
         });
@@ -51222,7 +51240,141 @@ function modelInPath(path) {
     return /\/models\/([^/:]+)/.exec(path)?.[1];
 }
 
+;// CONCATENATED MODULE: ./src/proxy/fields.ts
+// Reading a model call's body as its API reads it, for the pre-authorisation and its worst case alike:
+// Gemini's fields in both their spellings, and a count the meter takes only as a positive number.
+
+/** A Gemini field in both spellings its API reads: `fileData` and `file_data`. */
+const spellings = (name) => [
+    name,
+    name.replace(/[A-Z]/g, letter => `_${letter.toLowerCase()}`)
+];
+/** A Gemini field's values, in either spelling (both, when a body gives both). */
+const geminiFields = (json, name) => spellings(name)
+    .map(key => json?.[key])
+    .filter(value => value !== undefined);
+/** A Gemini generation setting in every spelling its API takes (`generationConfig.maxOutputTokens`, `generation_config.max_output_tokens`, mixed). */
+function geminiSettings(json, name) {
+    return geminiFields(json, 'generationConfig').flatMap(config => geminiFields(obj(config), name));
+}
+/** A count or a limit as the meter reads it: a positive finite number, rounded up; else undefined. */
+const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
+
+;// CONCATENATED MODULE: ./src/proxy/worst-case.ts
+
+
+/**
+ * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
+ * a body holds beyond that (a crafted string) is caught when the answer reports it.
+ */
+const BYTES_PER_INPUT_TOKEN = 3;
+/**
+ * The most input one request may be billed: the largest input window the vendors sell (Claude's 1M-context
+ * beta, Gemini's 1M, GPT-4.1's 1,047,576 tokens). A request carrying media is reserved at it, and no body at more.
+ */
+const MAX_INPUT_TOKENS = 1_048_576;
+/**
+ * Input the vendor adds of its own beside the body: Anthropic's tool-use system prompt is 346 tokens at most
+ * (platform.claude.com, tool use pricing); 1,000 errs high.
+ */
+const VENDOR_PROMPT_TOKENS = 1_000;
+/**
+ * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
+ * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
+ */
+const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
+/**
+ * The output limit a request names, or undefined when it names none the meter can read. A limit named more
+ * than once (chat's two fields, Gemini's two spellings) is read at its highest: whichever the API obeys.
+ */
+function outputLimit(wire, json) {
+    const limitOf = (...values) => highest(values.filter(value => value !== undefined && value !== null));
+    switch (wire) {
+        case 'anthropic-messages':
+            return limitOf(json.max_tokens);
+        case 'openai-responses':
+            return limitOf(json.max_output_tokens);
+        case 'openai-chat':
+            return limitOf(json.max_completion_tokens, json.max_tokens);
+        case 'gemini':
+            return limitOf(...geminiSettings(json, 'maxOutputTokens'));
+    }
+}
+/** The highest of `values` when each is a positive number, else undefined. */
+function highest(values) {
+    const counts = values.map(positive);
+    return counts.length > 0 && counts.every(count => count !== undefined)
+        ? Math.max(...counts)
+        : undefined;
+}
+/**
+ * The body with the output limit it was reserved at, when it names none the meter can read: without one the
+ * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
+ * body names its own limit (then it goes up untouched).
+ */
+function withOutputLimit(wire, body) {
+    const json = obj(body);
+    if (!json || outputLimit(wire, json) !== undefined)
+        return undefined;
+    const limit = DEFAULT_MAX_OUTPUT_TOKENS;
+    switch (wire) {
+        case 'anthropic-messages':
+            return { ...json, max_tokens: limit };
+        case 'openai-responses':
+            return { ...json, max_output_tokens: limit };
+        case 'openai-chat': {
+            // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
+            const { max_tokens: _, max_completion_tokens: __, ...rest } = json;
+            const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model);
+            return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
+        }
+        case 'gemini': {
+            // The limit in every spelling the body uses, so that whichever the API reads, it reads this one.
+            const { max_output_tokens: _, ...config } = obj(json.generationConfig) ?? {};
+            const snake = obj(json.generation_config);
+            return {
+                ...json,
+                generationConfig: { ...config, maxOutputTokens: limit },
+                ...(snake
+                    ? { generation_config: { ...snake, maxOutputTokens: limit, max_output_tokens: limit } }
+                    : {})
+            };
+        }
+    }
+}
+/**
+ * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt, or
+ * a whole input window when it carries `media`, and its output limit (times the choices asked for) as output;
+ * the model it names, else `pathModel` (Gemini's).
+ */
+function worstCaseUsage(wire, body, bytes, pathModel, media) {
+    const json = obj(body) ?? {};
+    const limit = outputLimit(wire, json);
+    const choices = wire === 'openai-chat'
+        ? positive(json.n)
+        : wire === 'gemini'
+            ? highest(geminiSettings(json, 'candidateCount').filter(count => positive(count)))
+            : 1;
+    // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
+    const model = wire === 'gemini' && pathModel
+        ? pathModel
+        : typeof json.model === 'string' && json.model
+            ? json.model
+            : pathModel;
+    return {
+        input: media === undefined
+            ? Math.min(Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS, MAX_INPUT_TOKENS)
+            : MAX_INPUT_TOKENS,
+        output: (limit ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
+        cache_read: 0,
+        cache_write: 0,
+        ...(model ? { model } : {})
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/proxy/preauth.ts
+
+
 
 /**
  * The pre-authorisation of one model call of `wire`: its body parsed (`body`), its decoded size (`bytes`) and
@@ -51489,15 +51641,6 @@ function openAiParts(content, seen) {
 }
 /** Gemini's field names in the one spelling: its API reads both `file_data` and `fileData`. */
 const camel = (key) => key.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase());
-/** A Gemini field in both spellings its API reads: `fileData` and `file_data`. */
-const spellings = (name) => [
-    name,
-    name.replace(/[A-Z]/g, letter => `_${letter.toLowerCase()}`)
-];
-/** A Gemini field's values, in either spelling (both, when a body gives both). */
-const geminiFields = (json, name) => spellings(name)
-    .map(key => json?.[key])
-    .filter(value => value !== undefined);
 /** Gemini's tools the agent declares and runs itself; every other (search, URL context, code execution) is Google's. */
 const GEMINI_TOOLS = new Set(['functionDeclarations']);
 /** The fields of a Gemini part the body holds whole (fileData names a stored or fetched file). */
@@ -51562,119 +51705,6 @@ function scan(body) {
         }
     }
     return { tooDeep: false, ttls };
-}
-/**
- * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
- * a body holds beyond that (a crafted string) is caught when the answer reports it.
- */
-const BYTES_PER_INPUT_TOKEN = 3;
-/**
- * The most input one request may be billed: the largest input window the vendors sell (Claude's 1M-context
- * beta, Gemini's 1M, GPT-4.1's 1,047,576 tokens). A request carrying media is reserved at it, and no body at more.
- */
-const MAX_INPUT_TOKENS = 1_048_576;
-/**
- * Input the vendor adds of its own beside the body: Anthropic's tool-use system prompt is 346 tokens at most
- * (platform.claude.com, tool use pricing); 1,000 errs high.
- */
-const VENDOR_PROMPT_TOKENS = 1_000;
-/**
- * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
- * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
- */
-const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
-const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
-/**
- * The output limit a request names, or undefined when it names none the meter can read. A limit named more
- * than once (chat's two fields, Gemini's two spellings) is read at its highest: whichever the API obeys.
- */
-function outputLimit(wire, json) {
-    const limitOf = (...values) => highest(values.filter(value => value !== undefined && value !== null));
-    switch (wire) {
-        case 'anthropic-messages':
-            return limitOf(json.max_tokens);
-        case 'openai-responses':
-            return limitOf(json.max_output_tokens);
-        case 'openai-chat':
-            return limitOf(json.max_completion_tokens, json.max_tokens);
-        case 'gemini':
-            return limitOf(...geminiSettings(json, 'maxOutputTokens'));
-    }
-}
-/** A Gemini generation setting in every spelling its API takes (`generationConfig.maxOutputTokens`, `generation_config.max_output_tokens`, mixed). */
-function geminiSettings(json, name) {
-    return geminiFields(json, 'generationConfig').flatMap(config => geminiFields(obj(config), name));
-}
-/** The highest of `values` when each is a positive number, else undefined. */
-function highest(values) {
-    const counts = values.map(positive);
-    return counts.length > 0 && counts.every(count => count !== undefined)
-        ? Math.max(...counts)
-        : undefined;
-}
-/**
- * The body with the output limit it was reserved at, when it names none the meter can read: without one the
- * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
- * body names its own limit (then it goes up untouched).
- */
-function withOutputLimit(wire, body) {
-    const json = obj(body);
-    if (!json || outputLimit(wire, json) !== undefined)
-        return undefined;
-    const limit = DEFAULT_MAX_OUTPUT_TOKENS;
-    switch (wire) {
-        case 'anthropic-messages':
-            return { ...json, max_tokens: limit };
-        case 'openai-responses':
-            return { ...json, max_output_tokens: limit };
-        case 'openai-chat': {
-            // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
-            const { max_tokens: _, max_completion_tokens: __, ...rest } = json;
-            const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model);
-            return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
-        }
-        case 'gemini': {
-            // The limit in every spelling the body uses, so that whichever the API reads, it reads this one.
-            const { max_output_tokens: _, ...config } = obj(json.generationConfig) ?? {};
-            const snake = obj(json.generation_config);
-            return {
-                ...json,
-                generationConfig: { ...config, maxOutputTokens: limit },
-                ...(snake
-                    ? { generation_config: { ...snake, maxOutputTokens: limit, max_output_tokens: limit } }
-                    : {})
-            };
-        }
-    }
-}
-/**
- * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt, or
- * a whole input window when it carries `media`, and its output limit (times the choices asked for) as output;
- * the model it names, else `pathModel` (Gemini's).
- */
-function worstCaseUsage(wire, body, bytes, pathModel, media) {
-    const json = obj(body) ?? {};
-    const limit = outputLimit(wire, json);
-    const choices = wire === 'openai-chat'
-        ? positive(json.n)
-        : wire === 'gemini'
-            ? highest(geminiSettings(json, 'candidateCount').filter(count => positive(count)))
-            : 1;
-    // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
-    const model = wire === 'gemini' && pathModel
-        ? pathModel
-        : typeof json.model === 'string' && json.model
-            ? json.model
-            : pathModel;
-    return {
-        input: media === undefined
-            ? Math.min(Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS, MAX_INPUT_TOKENS)
-            : MAX_INPUT_TOKENS,
-        output: (limit ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
-        cache_read: 0,
-        cache_write: 0,
-        ...(model ? { model } : {})
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/proxy/sse.ts
@@ -61155,259 +61185,6 @@ function messageOf(error) {
     return typeof status === 'number' ? `HTTP ${status}: ${message}` : message;
 }
 
-;// CONCATENATED MODULE: ./src/action/state.ts
-// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
-// step that is killed still leaves post enough to finish the record, upload it and write the summary.
-
-function readState() {
-    const text = (name) => core/* getState */.Gu(name) || undefined;
-    return {
-        isPost: core/* getState */.Gu('isPost') === 'true',
-        recordDir: text('recordDir'),
-        artifactName: text('artifactName'),
-        ralphName: text('ralphName'),
-        branch: text('branch'),
-        uploaded: core/* getState */.Gu('uploaded') === 'true',
-        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
-        finished: core/* getState */.Gu('finished') === 'true',
-        tracking: text('tracking'),
-        runMark: text('runMark'),
-        isolation: text('isolation'),
-        gitSnapshot: text('gitSnapshot'),
-        credentials: text('credentials'),
-        egress: text('egress'),
-        lease: text('lease'),
-        leaseCovered: text('leaseCovered')
-    };
-}
-/** What this process saved (post reads it from the environment; main's later steps from here). */
-const saved = new Map();
-function saveState(key, value) {
-    saved.set(key, String(value));
-    core/* saveState */.LZ(key, String(value));
-}
-/** Whether this process has saved `key` as true: main's later steps asking what its earlier ones did. */
-const savedHere = (key) => saved.get(key) === 'true';
-
-;// CONCATENATED MODULE: ./src/action/budget.ts
-// The repository's budget in a job (#38, docs/budget.md): before the first agent run the job reserves a lease
-// from the ledger (a run that cannot reserve one request's worth runs no agent, and says which budget is
-// spent and when it resets), the model proxy spends against it, and the job settles it after the loop (post
-// settles it after a cancel). The ledger is read and written by the action's own user, in a scratch folder
-// of its own (ledger/store.ts), with the job's token: never in the work tree, never in the agent's reach.
-
-
-
-
-/**
- * One request's worth: a run that cannot reserve this much runs no agent (a request's worst case is its
- * whole output limit at the model's price; the proxy refuses, one by one, those this does not cover).
- * Fixed, not priced: before the agent's first request nobody knows its model or output limit (the agent
- * picks both, per request); this decides only whether a run starts, never what a request may spend.
- */
-const ONE_REQUEST_USD = 0.05;
-/** The events a person starts (a review round: the reviewer), whose login `budget-per-requester` is keyed on; a CI round has none. */
-const REQUESTED = new Set([
-    'issue_comment',
-    'issues',
-    'pull_request',
-    'pull_request_target',
-    'pull_request_review'
-]);
-const storeFor = (run) => LedgerStore.open({
-    serverUrl: run.context.serverUrl,
-    repository: `${run.context.repo.owner}/${run.context.repo.repo}`,
-    token: run.token,
-    ref: run.budget.ref,
-    log: message => core/* debug */.Yz(message),
-    warn: message => core/* warning */.$e(message)
-});
-/** The requester a per-requester budget counts against: who asked, on a comment, a label, a pull request or a review. */
-function requesterOf(trigger) {
-    return REQUESTED.has(trigger.event) ? trigger.actor?.login : undefined;
-}
-/** Reserves the job's lease; a two-job workflow's agent job spends the reserve job's lease as a fixed cap. */
-async function reserveLease(run) {
-    const { budget } = run;
-    if (budget.lease) {
-        core/* info */.pq(`The repository's budget: this job spends the lease ${budget.lease.lease.id} the reserve job took (${budget_usd(budget.lease)}), and no more.`);
-        return { held: { cap: fixedCap(budget.lease), status: { windows: [] } } };
-    }
-    let store;
-    try {
-        store = await storeFor(run);
-        const requester = requesterOf(run.trigger);
-        const opened = await openLease(store, {
-            run: { id: run.context.runId, attempt: Number(run.context.runAttempt) || 1, job: run.context.job },
-            ...(run.ralph !== undefined ? { ralph: run.ralph } : {}),
-            ...(requester !== undefined ? { requester } : {}),
-            limits: budget.limits,
-            ...(run.maxCostUsd !== undefined ? { maxCostUsd: run.maxCostUsd } : {}),
-            minimumUsd: ONE_REQUEST_USD,
-            deadline: run.deadline
-        });
-        if ('refused' in opened) {
-            await store.close();
-            return { refused: opened.refused.line, status: opened.status };
-        }
-        const { lease } = opened;
-        // Post settles it when main does not (a cancel); main clears it once settled.
-        saveState('lease', JSON.stringify(lease.state()));
-        core/* info */.pq(`The repository's budget: reserved ${formatUsd(microsOf(lease.grantedUsd(), 'down'))} (lease ${lease.id}); ${leftWords(lease.status())}.`);
-        return { held: { cap: notedForPost(lease), lease, store, status: lease.status() } };
-    }
-    catch (error) {
-        await store?.close();
-        if (error instanceof store_LedgerError)
-            return { failed: error.message };
-        throw error;
-    }
-}
-/**
- * The lease as the model proxy's cap, what it covered written down for post as it grows: no request goes up
- * uncovered, so a main killed mid-request spent no more than the last total covered (and the lease, saved again
- * after each top-up, is what settling in full means).
- */
-function notedForPost(lease) {
-    let covered = 0;
-    let granted = lease.grantedUsd();
-    return {
-        grantedUsd: () => lease.grantedUsd(),
-        refusal: () => lease.refusal(),
-        cover: async (totalUsd) => {
-            const ok = await lease.cover(totalUsd);
-            if (lease.grantedUsd() > granted) {
-                granted = lease.grantedUsd();
-                saveState('lease', JSON.stringify(lease.state()));
-            }
-            if (ok && totalUsd > covered) {
-                covered = totalUsd;
-                saveState('leaseCovered', String(totalUsd));
-            }
-            return ok;
-        }
-    };
-}
-const budget_usd = (state) => formatUsd(state.lease.draws.reduce((sum, draw) => sum + draw.usd, 0));
-/** `$0.41 left today, $12.41 this month` (the repository's windows, then a requester's). */
-function leftWords(status) {
-    const parts = status.windows
-        .filter(w => w.left !== undefined)
-        .map(w => {
-        const when = w.kind === 'day' ? 'today' : 'this month';
-        const whose = w.scope.kind === 'repository' ? '' : ` for ${w.scope.login}`;
-        return `${formatUsd(w.left ?? 0)} left ${when}${whose}`;
-    });
-    return parts.length > 0 ? `the repository's budget has ${parts.join(', ')}` : 'no window is limited';
-}
-/**
- * A run that finds the budget spent runs no agent: one line, which on an issue is the requester's reply, and
- * the step ends green, as a refusal does.
- */
-async function budgetSpent(refused, status, reply) {
-    // Sentence case for "the repository's budget …"; a requester's login stays as GitHub spells it.
-    const line = `${refused.replace(/^the /, 'The ')}. No agent ran.`;
-    core/* warning */.$e(line);
-    if (reply.issueNumber !== undefined && reply.octokit)
-        await postRefusal(await reply.octokit(), { ...reply.repo, issueNumber: reply.issueNumber }, `${line}\n`, m => core/* warning */.$e(m));
-    return {
-        outputs: { 'stop-reason': 'budget', success: 'false', iterations: '0', ...budgetLeftOutput(status) },
-        summary: `💸 ${line}\n`,
-        finished: true
-    };
-}
-/** The ledger could not be read or written: no agent runs, in one line. */
-function budgetFailed(failed) {
-    return { failure: { message: `${failed.replace(/\.$/, '')}. No agent ran.` }, finished: true };
-}
-/** `budget-left`: the least the run's windows have left, after its last change. */
-function budgetLeftOutput(status) {
-    return status.leftUsd === undefined ? {} : { 'budget-left': status.leftUsd.toFixed(2) };
-}
-/** What this job spent of a loop's result: a chain's last job's own, else the run's. */
-function ownSpendUsd(result) {
-    return result.chain?.jobs.at(-1)?.costUsd ?? result.cost.totalUsd;
-}
-/** Settles the job's lease at what it spent; answers the note for the summary, or undefined when none was held. */
-async function settleHeld(held, spentUsd) {
-    if (!held?.lease)
-        return undefined;
-    try {
-        const settled = await held.lease.settle(spentUsd);
-        saveState('lease', '');
-        core/* info */.pq(`The repository's budget: ${settledWords(settled)}.`);
-        return settled;
-    }
-    catch (error) {
-        if (!(error instanceof store_LedgerError))
-            throw error;
-        // The lease stays counted in full until its deadline (fail closed); post tries again.
-        core/* warning */.$e(`The lease ${held.lease.id} could not be settled: ${error.message}`);
-        return undefined;
-    }
-    finally {
-        await held.store?.close();
-    }
-}
-/** `reserved $0.20, spent $0.09 ($0.11 back); the repository's budget has $0.41 left today` */
-function settledWords(settled) {
-    const back = settled.returnedUsd > 0 ? ` (${formatUsd(microsOf(settled.returnedUsd, 'down'))} back)` : '';
-    const note = settled.note ? ` (${settled.note})` : '';
-    return `reserved ${formatUsd(microsOf(settled.grantedUsd, 'down'))}, spent ${formatUsd(microsOf(settled.spentUsd, 'up'))}${back}${note}; ${leftWords(settled.status)}`;
-}
-/** The run's budget in one line for the summary, the tracking comment and progress.md. */
-function budgetNote(settled, held) {
-    if (settled)
-        return `The repository's budget: this run ${settledWords(settled)}.`;
-    if (held && !held.lease)
-        return `The repository's budget: this job spent against the reserve job's lease of ${formatUsd(microsOf(held.cap.grantedUsd(), 'down'))}; the deliver job settles it.`;
-    return undefined;
-}
-/**
- * Settles a lease another step or job holds: the post step after a cancel (from the record's spend), the
- * deliver job (from the agent job's metered spend); with no spend known, in full (fail closed).
- */
-async function settleState(run, state, spentUsd) {
-    let store;
-    try {
-        store = await storeFor(run);
-        const spent = spentUsd ?? state.lease.draws.reduce((sum, draw) => sum + draw.usd, 0) / 1e6;
-        const settled = await settleLease(store, state, spent);
-        core/* info */.pq(`The repository's budget: lease ${state.lease.id} ${settledWords(settled)}.`);
-        return settled;
-    }
-    catch (error) {
-        if (!(error instanceof store_LedgerError))
-            throw error;
-        core/* warning */.$e(`The lease ${state.lease.id} could not be settled: ${error.message}`);
-        return undefined;
-    }
-    finally {
-        await store?.close();
-    }
-}
-/** The lease main saved for post, or undefined (none held, or main settled it). */
-function savedLease(text) {
-    if (!text)
-        return undefined;
-    const parsed = parseLeaseState(text);
-    return 'problem' in parsed ? undefined : parsed;
-}
-/**
- * What post settles a lease at: the record's spend (this job's) when main finished it; after a killed main, the
- * record lacks the iteration in flight, so the most the proxy had covered when it is more; nothing known: in
- * full (undefined).
- */
-function postSpendUsd(status, covered, mainFinished) {
-    const recorded = status ? ownSpendUsd(status) : undefined;
-    if (mainFinished && recorded !== undefined)
-        return recorded;
-    const most = covered === undefined ? NaN : Number(covered);
-    if (!Number.isFinite(most))
-        return recorded;
-    return Math.max(most, recorded ?? 0);
-}
-
 ;// CONCATENATED MODULE: ./src/github/own-work.ts
 /** The account GITHUB_TOKEN acts as. */
 const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
@@ -62734,7 +62511,11 @@ function roundSettings(settings) {
     };
 }
 const ROUND_MARKER_RE = /<!-- ralph-action:fix-round key=((?:review|ci)-[0-9a-f]+) -->/;
-const CAP_MARKER = '<!-- ralph-action:fix-rounds-cap -->';
+/** The marker of each notice said once per pull request: readRounds finds it in the action's comments. */
+const ONCE_MARKERS = {
+    cap: '<!-- ralph-action:fix-rounds-cap -->',
+    budget: '<!-- ralph-action:budget-spent -->'
+};
 /** The hidden line a round's summary comment carries: the round counts, and its request is answered. */
 const roundMarker = (round) => `<!-- ralph-action:fix-round key=${round.key} -->`;
 /** The marker key of a review (answered once per review, however often it is delivered). */
@@ -62743,7 +62524,7 @@ const reviewKey = (reviewId) => `review-${reviewId}`;
 const ciKey = (headSha) => `ci-${headSha.toLowerCase()}`;
 /** Reads the rounds from a pull request's comments: only those the action's commenting account wrote count. */
 function readRounds(comments, commenter) {
-    const ledger = { answered: new Set(), capSaid: false };
+    const ledger = { answered: new Set(), said: new Set() };
     for (const comment of comments) {
         if (!isTokenActor(comment.user, commenter))
             continue;
@@ -62751,14 +62532,16 @@ function readRounds(comments, commenter) {
         const key = ROUND_MARKER_RE.exec(body)?.[1];
         if (key)
             ledger.answered.add(key);
-        if (body.includes(CAP_MARKER))
-            ledger.capSaid = true;
+        for (const [notice, marker] of Object.entries(ONCE_MARKERS))
+            if (body.includes(marker))
+                ledger.said.add(notice);
     }
     return ledger;
 }
 /**
  * Whether a round for `key` may start: not when it was answered already (a re-delivered review, a second
  * workflow failing on the same commit), nor at the cap, which is said once on the pull request, then quietly.
+ * A round that may start gets its number, and the notices said on the pull request already.
  */
 function roundAllowed(ledger, request) {
     if (ledger.answered.has(request.key))
@@ -62768,9 +62551,9 @@ function roundAllowed(ledger, request) {
         };
     const done = ledger.answered.size;
     if (done < request.max)
-        return { number: done + 1 };
+        return { number: done + 1, said: [...ledger.said] };
     const reason = `pull request #${request.pullNumber} has had ${done} review and CI round${done === 1 ? '' : 's'}, and max-fix-rounds is ${request.max}`;
-    if (ledger.capSaid)
+    if (ledger.said.has('cap'))
         return { kind: 'skip', reason: `${reason} (said on the pull request already)` };
     return {
         kind: 'refuse',
@@ -62816,11 +62599,18 @@ async function roundBranch(octokit, settings, pull) {
 function capNotice(max, done) {
     return [
         REFUSAL_MARKER,
-        CAP_MARKER,
+        ONCE_MARKERS.cap,
         `No more review or CI rounds on this pull request: it has had ${done} and max-fix-rounds is ${max}, so ` +
             `reviews and CI failures here start nothing now (this is said once).`,
         'A writer can still go on with a `/ralph` comment in this conversation, or raise `max-fix-rounds` in the workflow.'
     ].join('\n\n');
+}
+/**
+ * A notice a round says once on its pull request: `text` with the notice's marker (readRounds finds it) when the
+ * action has not said it there yet; undefined when it has (the next round would only repeat it).
+ */
+function sayOnce(round, notice, text) {
+    return round.said.includes(notice) ? undefined : `${ONCE_MARKERS[notice]}\n${text}`;
 }
 /**
  * The args a run's task is delivered as: a review as `review` and `review_file` (a ralph places it with
@@ -62864,6 +62654,272 @@ function roundRecord(round) {
             url: round.runUrl,
             failedJobs: round.failedJobs
         };
+}
+
+;// CONCATENATED MODULE: ./src/action/state.ts
+// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
+// step that is killed still leaves post enough to finish the record, upload it and write the summary.
+
+function readState() {
+    const text = (name) => core/* getState */.Gu(name) || undefined;
+    return {
+        isPost: core/* getState */.Gu('isPost') === 'true',
+        recordDir: text('recordDir'),
+        artifactName: text('artifactName'),
+        ralphName: text('ralphName'),
+        branch: text('branch'),
+        uploaded: core/* getState */.Gu('uploaded') === 'true',
+        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
+        finished: core/* getState */.Gu('finished') === 'true',
+        tracking: text('tracking'),
+        runMark: text('runMark'),
+        isolation: text('isolation'),
+        gitSnapshot: text('gitSnapshot'),
+        credentials: text('credentials'),
+        egress: text('egress'),
+        lease: text('lease'),
+        leaseCovered: text('leaseCovered')
+    };
+}
+/** What this process saved (post reads it from the environment; main's later steps from here). */
+const saved = new Map();
+function saveState(key, value) {
+    saved.set(key, String(value));
+    core/* saveState */.LZ(key, String(value));
+}
+/** Whether this process has saved `key` as true: main's later steps asking what its earlier ones did. */
+const savedHere = (key) => saved.get(key) === 'true';
+
+;// CONCATENATED MODULE: ./src/action/budget.ts
+// The repository's budget in a job (#38, docs/budget.md): before the first agent run the job reserves a lease
+// from the ledger (a run that cannot reserve one request's worth runs no agent, and says which budget is
+// spent and when it resets), the model proxy spends against it, and the job settles it after the loop (post
+// settles it after a cancel). The ledger is read and written by the action's own user, in a scratch folder
+// of its own (ledger/store.ts), with the job's token: never in the work tree, never in the agent's reach.
+
+
+
+
+
+/**
+ * One request's worth: a run that cannot reserve this much runs no agent (a request's worst case is its
+ * whole output limit at the model's price; the proxy refuses, one by one, those this does not cover).
+ * Fixed, not priced: before the agent's first request nobody knows its model or output limit (the agent
+ * picks both, per request); this decides only whether a run starts, never what a request may spend.
+ */
+const ONE_REQUEST_USD = 0.05;
+/** The events a person starts (a review round: the reviewer), whose login `budget-per-requester` is keyed on; a CI round has none. */
+const REQUESTED = new Set([
+    'issue_comment',
+    'issues',
+    'pull_request',
+    'pull_request_target',
+    'pull_request_review'
+]);
+const storeFor = (run) => LedgerStore.open({
+    serverUrl: run.context.serverUrl,
+    repository: `${run.context.repo.owner}/${run.context.repo.repo}`,
+    token: run.token,
+    ref: run.budget.ref,
+    log: message => core/* debug */.Yz(message),
+    warn: message => core/* warning */.$e(message)
+});
+/** The requester a per-requester budget counts against: who asked, on a comment, a label, a pull request or a review. */
+function requesterOf(trigger) {
+    return REQUESTED.has(trigger.event) ? trigger.actor?.login : undefined;
+}
+/** Reserves the job's lease; a two-job workflow's agent job spends the reserve job's lease as a fixed cap. */
+async function reserveLease(run) {
+    const { budget } = run;
+    if (budget.lease) {
+        core/* info */.pq(`The repository's budget: this job spends the lease ${budget.lease.lease.id} the reserve job took (${budget_usd(budget.lease)}), and no more.`);
+        return { held: { cap: fixedCap(budget.lease), status: { windows: [] } } };
+    }
+    let store;
+    try {
+        store = await storeFor(run);
+        const requester = requesterOf(run.trigger);
+        const opened = await openLease(store, {
+            run: { id: run.context.runId, attempt: Number(run.context.runAttempt) || 1, job: run.context.job },
+            ...(run.ralph !== undefined ? { ralph: run.ralph } : {}),
+            ...(requester !== undefined ? { requester } : {}),
+            limits: budget.limits,
+            ...(run.maxCostUsd !== undefined ? { maxCostUsd: run.maxCostUsd } : {}),
+            minimumUsd: ONE_REQUEST_USD,
+            deadline: run.deadline
+        });
+        if ('refused' in opened) {
+            await store.close();
+            return { refused: opened.refused.line, status: opened.status };
+        }
+        const { lease } = opened;
+        // Post settles it when main does not (a cancel); main clears it once settled.
+        saveState('lease', JSON.stringify(lease.state()));
+        core/* info */.pq(`The repository's budget: reserved ${formatUsd(microsOf(lease.grantedUsd(), 'down'))} (lease ${lease.id}); ${leftWords(lease.status())}.`);
+        return { held: { cap: notedForPost(lease), lease, store, status: lease.status() } };
+    }
+    catch (error) {
+        await store?.close();
+        if (error instanceof store_LedgerError)
+            return { failed: error.message };
+        throw error;
+    }
+}
+/**
+ * The lease as the model proxy's cap, what it covered written down for post as it grows: no request goes up
+ * uncovered, so a main killed mid-request spent no more than the last total covered (and the lease, saved again
+ * after each top-up, is what settling in full means).
+ */
+function notedForPost(lease) {
+    let covered = 0;
+    let granted = lease.grantedUsd();
+    return {
+        grantedUsd: () => lease.grantedUsd(),
+        refusal: () => lease.refusal(),
+        cover: async (totalUsd) => {
+            const ok = await lease.cover(totalUsd);
+            if (lease.grantedUsd() > granted) {
+                granted = lease.grantedUsd();
+                saveState('lease', JSON.stringify(lease.state()));
+            }
+            if (ok && totalUsd > covered) {
+                covered = totalUsd;
+                saveState('leaseCovered', String(totalUsd));
+            }
+            return ok;
+        }
+    };
+}
+const budget_usd = (state) => formatUsd(state.lease.draws.reduce((sum, draw) => sum + draw.usd, 0));
+/** `$0.41 left today, $12.41 this month` (the repository's windows, then a requester's). */
+function leftWords(status) {
+    const parts = status.windows
+        .filter(w => w.left !== undefined)
+        .map(w => {
+        const when = w.kind === 'day' ? 'today' : 'this month';
+        const whose = w.scope.kind === 'repository' ? '' : ` for ${w.scope.login}`;
+        return `${formatUsd(w.left ?? 0)} left ${when}${whose}`;
+    });
+    return parts.length > 0 ? `the repository's budget has ${parts.join(', ')}` : 'no window is limited';
+}
+/**
+ * The budget-spent line as a reply: to whoever asked, each time they ask; on a CI round's pull request, which
+ * no one asked on, once (each failing workflow and commit would repeat it), then undefined.
+ */
+function spentReply(line, trigger) {
+    const text = `${line}\n`;
+    return trigger.round?.kind === 'ci' ? sayOnce(trigger.round, 'budget', text) : text;
+}
+/**
+ * A run that finds the budget spent runs no agent: one line, which on an issue is the requester's reply (on a
+ * CI round's pull request, said once), and the step ends green, as a refusal does.
+ */
+async function budgetSpent(refused, status, reply) {
+    // Sentence case for "the repository's budget …"; a requester's login stays as GitHub spells it.
+    const line = `${refused.replace(/^the /, 'The ')}. No agent ran.`;
+    core/* warning */.$e(line);
+    const { issueNumber } = reply.trigger;
+    const text = spentReply(line, reply.trigger);
+    if (issueNumber !== undefined && text === undefined)
+        core/* info */.pq(`Pull request #${issueNumber} says already that the budget is spent: not said again.`);
+    if (issueNumber !== undefined && text !== undefined && reply.octokit)
+        await postRefusal(await reply.octokit(), { ...reply.repo, issueNumber }, text, m => core/* warning */.$e(m));
+    return {
+        outputs: { 'stop-reason': 'budget', success: 'false', iterations: '0', ...budgetLeftOutput(status) },
+        summary: `💸 ${line}\n`,
+        finished: true
+    };
+}
+/** The ledger could not be read or written: no agent runs, in one line. */
+function budgetFailed(failed) {
+    return { failure: { message: `${failed.replace(/\.$/, '')}. No agent ran.` }, finished: true };
+}
+/** `budget-left`: the least the run's windows have left, after its last change. */
+function budgetLeftOutput(status) {
+    return status.leftUsd === undefined ? {} : { 'budget-left': status.leftUsd.toFixed(2) };
+}
+/** What this job spent of a loop's result: a chain's last job's own, else the run's. */
+function ownSpendUsd(result) {
+    return result.chain?.jobs.at(-1)?.costUsd ?? result.cost.totalUsd;
+}
+/** Settles the job's lease at what it spent; answers the note for the summary, or undefined when none was held. */
+async function settleHeld(held, spentUsd) {
+    if (!held?.lease)
+        return undefined;
+    try {
+        const settled = await held.lease.settle(spentUsd);
+        saveState('lease', '');
+        core/* info */.pq(`The repository's budget: ${settledWords(settled)}.`);
+        return settled;
+    }
+    catch (error) {
+        if (!(error instanceof store_LedgerError))
+            throw error;
+        // The lease stays counted in full until its deadline (fail closed); post tries again.
+        core/* warning */.$e(`The lease ${held.lease.id} could not be settled: ${error.message}`);
+        return undefined;
+    }
+    finally {
+        await held.store?.close();
+    }
+}
+/** `reserved $0.20, spent $0.09 ($0.11 back); the repository's budget has $0.41 left today` */
+function settledWords(settled) {
+    const back = settled.returnedUsd > 0 ? ` (${formatUsd(microsOf(settled.returnedUsd, 'down'))} back)` : '';
+    const note = settled.note ? ` (${settled.note})` : '';
+    return `reserved ${formatUsd(microsOf(settled.grantedUsd, 'down'))}, spent ${formatUsd(microsOf(settled.spentUsd, 'up'))}${back}${note}; ${leftWords(settled.status)}`;
+}
+/** The run's budget in one line for the summary, the tracking comment and progress.md. */
+function budgetNote(settled, held) {
+    if (settled)
+        return `The repository's budget: this run ${settledWords(settled)}.`;
+    if (held && !held.lease)
+        return `The repository's budget: this job spent against the reserve job's lease of ${formatUsd(microsOf(held.cap.grantedUsd(), 'down'))}; the deliver job settles it.`;
+    return undefined;
+}
+/**
+ * Settles a lease another step or job holds: the post step after a cancel (from the record's spend), the
+ * deliver job (from the agent job's metered spend); with no spend known, in full (fail closed).
+ */
+async function settleState(run, state, spentUsd) {
+    let store;
+    try {
+        store = await storeFor(run);
+        const spent = spentUsd ?? state.lease.draws.reduce((sum, draw) => sum + draw.usd, 0) / 1e6;
+        const settled = await settleLease(store, state, spent);
+        core/* info */.pq(`The repository's budget: lease ${state.lease.id} ${settledWords(settled)}.`);
+        return settled;
+    }
+    catch (error) {
+        if (!(error instanceof store_LedgerError))
+            throw error;
+        core/* warning */.$e(`The lease ${state.lease.id} could not be settled: ${error.message}`);
+        return undefined;
+    }
+    finally {
+        await store?.close();
+    }
+}
+/** The lease main saved for post, or undefined (none held, or main settled it). */
+function savedLease(text) {
+    if (!text)
+        return undefined;
+    const parsed = parseLeaseState(text);
+    return 'problem' in parsed ? undefined : parsed;
+}
+/**
+ * What post settles a lease at: the record's spend (this job's) when main finished it; after a killed main, the
+ * record lacks the iteration in flight, so the most the proxy had covered when it is more; nothing known: in
+ * full (undefined).
+ */
+function postSpendUsd(status, covered, mainFinished) {
+    const recorded = status ? ownSpendUsd(status) : undefined;
+    if (mainFinished && recorded !== undefined)
+        return recorded;
+    const most = covered === undefined ? NaN : Number(covered);
+    if (!Number.isFinite(most))
+        return recorded;
+    return Math.max(most, recorded ?? 0);
 }
 
 ;// CONCATENATED MODULE: ./src/action/budget-inputs.ts
@@ -63442,7 +63498,7 @@ async function reserveStepFor(run, admitted) {
     if ('refused' in reserved)
         return {
             end: await budgetSpent(reserved.refused, reserved.status, {
-                issueNumber: admitted.trigger.issueNumber,
+                trigger: admitted.trigger,
                 ...(admitted.clients.mayWrite ? { octokit: admitted.clients.octokit } : {}),
                 repo: admitted.context.repo
             })
@@ -67671,6 +67727,7 @@ async function admitCiFailure(trigger, settings, octokit) {
             kind: 'ci',
             key,
             number: allowed.number,
+            said: allowed.said,
             max: settings.maxFixRounds,
             pullNumber: pull.number,
             runId: run.id,

@@ -14981,6 +14981,47 @@ function showPath(p) {
     return `${out}"`;
 }
 
+;// CONCATENATED MODULE: ./src/git/commit-settings.ts
+// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
+const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
+/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
+function gitBool(value) {
+    if (value === undefined)
+        return true;
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', 'no', 'off', ''].includes(v))
+        return false;
+    return Number.parseInt(v, 10) !== 0;
+}
+/** The identity fallback and whether commits are signed, from `git` (one call). */
+async function readCommitSettings(git) {
+    const out = await git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
+    const values = new Map();
+    for (const entry of out.stdout.split('\0')) {
+        if (!entry)
+            continue;
+        const newline = entry.indexOf('\n');
+        // The last one wins, as in git; a key without a value has none.
+        if (newline === -1)
+            values.set(entry.toLowerCase(), undefined);
+        else
+            values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
+    }
+    const env = {};
+    if (!values.get('user.name')?.trim()) {
+        env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
+        env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
+    }
+    if (!values.get('user.email')?.trim()) {
+        env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
+        env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
+    }
+    const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
+    return { env, sign };
+}
+
 ;// CONCATENATED MODULE: ./src/git/tree-scan.ts
 // What of the work tree the action's git must never read, found before any git of the action's runs on it.
 // git opens `.gitignore` and `.gitattributes` in every folder it looks at, and a nested repository's HEAD and
@@ -15252,47 +15293,6 @@ async function treeHazard(top) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/git/commit-settings.ts
-// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
-const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
-/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
-function gitBool(value) {
-    if (value === undefined)
-        return true;
-    const v = value.trim().toLowerCase();
-    if (['true', 'yes', 'on'].includes(v))
-        return true;
-    if (['false', 'no', 'off', ''].includes(v))
-        return false;
-    return Number.parseInt(v, 10) !== 0;
-}
-/** The identity fallback and whether commits are signed, from `git` (one call). */
-async function readCommitSettings(git) {
-    const out = await git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
-    const values = new Map();
-    for (const entry of out.stdout.split('\0')) {
-        if (!entry)
-            continue;
-        const newline = entry.indexOf('\n');
-        // The last one wins, as in git; a key without a value has none.
-        if (newline === -1)
-            values.set(entry.toLowerCase(), undefined);
-        else
-            values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
-    }
-    const env = {};
-    if (!values.get('user.name')?.trim()) {
-        env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
-        env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
-    }
-    if (!values.get('user.email')?.trim()) {
-        env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
-        env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
-    }
-    const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
-    return { env, sign };
-}
-
 ;// CONCATENATED MODULE: ./src/git/file-size.ts
 // File sizes as people write and read them: max-file-size's setting (`50 MB`, `1g`), and a size said back.
 /** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
@@ -15320,10 +15320,143 @@ function megabytes(bytes) {
     return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
 }
 
+;// CONCATENATED MODULE: ./src/git/deliverable.ts
+// What of the work tree may be delivered: the pathspec the workspace's `git add -A` takes, which keeps git out
+// of every folder it would enter (a nested repository, a gitlink) and keeps back `.gitmodules`, files over
+// the size limit and special files, each refusal noted once. The tree hash and the commit are workspace.ts's.
+
+
+
+
+
+
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024;
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000';
+/** The index's gitlinks (the folders git would enter to ask their status). */
+async function gitlinks(tree, env) {
+    const out = await tree.git(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES });
+    // `<mode> <oid> <stage>\t<path>`
+    return tree_path_splitNul(out.stdout)
+        .filter(line => line.startsWith(`${GITLINK_MODE} `))
+        .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }));
+}
+/**
+ * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
+ * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
+ * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
+ * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
+ * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
+ * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
+ * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
+ */
+async function deliverable(tree, env, links, signal) {
+    const linked = new Set(links.map(link => link.path));
+    // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
+    // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
+    const oracle = ignoreOracle(tree.root, { ...tree.env, ...env });
+    const kept = await scanTree(tree.root, { skip: linked, ignored: oracle.ask }).finally(oracle.close);
+    const outside = new Set([...kept.map(k => k.path), ...linked]);
+    const under = (name) => {
+        for (let dir = name; dir !== '.' && dir !== ''; dir = external_node_path_default().posix.dirname(dir))
+            if (outside.has(dir))
+                return true;
+        return false;
+    };
+    // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
+    // out of the gitlinks (an index without them), so it neither enters nor lists them.
+    const out = await tree.git([
+        'ls-files',
+        '-z',
+        '-t',
+        '--others',
+        '--modified',
+        '--exclude-standard',
+        ...(await keptOut(tree, outside))
+    ], { env: await listingIndex(tree, env, links), maxStdoutBytes: LIST_BYTES, signal });
+    if (out.stdoutTruncated)
+        throw new Error('the work tree lists more files than the action reads (64 MB of names)');
+    const nested = [];
+    const left = [];
+    for (const entry of tree_path_splitNul(out.stdout)) {
+        const tag = entry.slice(0, 1);
+        const name = entry.slice(2);
+        if (!name || under(name.replace(/\/$/, '')))
+            continue;
+        if (tag === '?' && name.endsWith('/')) {
+            // A repository the look at the tree did not see (made since): git lists it as one entry.
+            nested.push(name.slice(0, -1));
+            tree.refusals.add(`${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`);
+        }
+        else if (name === '.gitmodules')
+            tree.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
+        else {
+            const why = notDelivered(tree, name);
+            if (why === undefined)
+                continue;
+            left.push(name);
+            if (tree.leftOut.has(name))
+                continue;
+            tree.leftOut.add(name);
+            tree.refusals.add(`${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
+        }
+    }
+    for (const link of links)
+        if (gitlinkMoved(tree.root, link.path, link.oid))
+            tree.refusals.add(`${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+    for (const k of kept)
+        tree.refusals.add(k.line);
+    return [
+        '.',
+        ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
+    ];
+}
+/** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
+function notDelivered(tree, name) {
+    // lstat: a link is its own few bytes, never what it points at.
+    const stat = (0,external_node_fs_namespaceObject.lstatSync)(onDisk(tree.root, name), { throwIfNoEntry: false });
+    if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
+        return tree.maxFileBytes !== undefined && (stat?.size ?? 0) > tree.maxFileBytes
+            ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(tree.maxFileBytes)})`
+            : undefined;
+    return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`;
+}
+/** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
+async function keptOut(tree, folders) {
+    if (folders.size === 0)
+        return [];
+    const patterns = [...folders].map(dir => {
+        const pattern = excludePattern(dir);
+        if (pattern === undefined)
+            throw new TreeHazardError(`${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`);
+        return tree_path_pathBytes(`${pattern}\n`);
+    });
+    const file = external_node_path_default().join(await tree.scratchDir(), 'kept-out');
+    await (0,external_node_fs_promises_namespaceObject.writeFile)(file, Buffer.concat(patterns));
+    return [`--exclude-from=${file}`];
+}
+/**
+ * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
+ * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
+ */
+async function listingIndex(tree, env, links) {
+    if (links.length === 0)
+        return env;
+    const listing = external_node_path_default().join(await tree.scratchDir(), 'listing-index');
+    await (0,external_node_fs_promises_namespaceObject.copyFile)(env?.GIT_INDEX_FILE ?? (await tree.realIndex()), listing);
+    const listed = { ...env, GIT_INDEX_FILE: listing };
+    await tree.git(['update-index', '--force-remove', '-z', '--stdin'], {
+        env: listed,
+        input: Buffer.concat(links.map(link => Buffer.concat([tree_path_pathBytes(link.path), Buffer.of(0)])))
+    });
+    return listed;
+}
+
 ;// CONCATENATED MODULE: ./src/git/workspace.ts
 // The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
-// untracked changes), what changed since the loop started, and a commit of what the agent left.
-
+// untracked changes), what changed since the loop started, and a commit of what the agent left. Which of its
+// paths may go into those trees and commits is deliverable.ts's.
 
 
 
@@ -15335,10 +15468,6 @@ function megabytes(bytes) {
 const DIFF_PATCH_CHARS = 5000;
 /** Bytes read of a file at a commit (package.json's scripts). */
 const FILE_AT_BYTES = 1024 * 1024;
-/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
-const LIST_BYTES = 64 * 1024 * 1024;
-/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
-const GITLINK_MODE = '160000';
 /** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
 const TREE_GIT_MS = 10 * 60 * 1000;
 /** Bytes kept for `git diff --stat` (a line per file). */
@@ -15350,7 +15479,6 @@ const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
 class GitWorkspace {
     root;
     env;
-    maxFileBytes;
     scratch;
     /** The tree the scratch index held at its last write-tree. */
     scratchTree;
@@ -15359,9 +15487,8 @@ class GitWorkspace {
     head;
     /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
     scratchGitlinks;
-    refusals = new Set();
-    /** Files refused for their size or kind (each named once, whatever size it grows to). */
-    leftOut = new Set();
+    /** This workspace as the listing of what may be delivered sees it (deliverable.ts); it keeps the refusals. */
+    listed;
     constructor(root, 
     /** Variables every git command of this workspace gets (the action's hermetic git environment). */
     env = {}, 
@@ -15369,7 +15496,16 @@ class GitWorkspace {
     maxFileBytes) {
         this.root = root;
         this.env = env;
-        this.maxFileBytes = maxFileBytes;
+        this.listed = {
+            root,
+            env,
+            maxFileBytes,
+            git: (args, call) => this.gitOrThrow(args, call),
+            scratchDir: () => this.scratchDir(),
+            realIndex: async () => (await this.gitPaths()).index,
+            refusals: new Set(),
+            leftOut: new Set()
+        };
     }
     /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
     static async open(dir, options = {}) {
@@ -15414,141 +15550,23 @@ class GitWorkspace {
     async treeHash(signal) {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
-        this.scratchGitlinks ??= await this.gitlinks(env);
+        this.scratchGitlinks ??= await gitlinks(this.listed, env);
         await this.addAll(env, this.scratchGitlinks, signal);
         const tree = (await this.gitOrThrow(['write-tree'], { env, signal })).stdout.toString('utf8').trim();
         this.scratchTree = tree;
         return tree;
     }
     refused() {
-        return [...this.refusals];
-    }
-    /** The index's gitlinks (the folders git would enter to ask their status). */
-    async gitlinks(env) {
-        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES });
-        // `<mode> <oid> <stage>\t<path>`
-        return tree_path_splitNul(out.stdout)
-            .filter(line => line.startsWith(`${GITLINK_MODE} `))
-            .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }));
+        return [...this.listed.refusals];
     }
     /** `git add -A` of what may be delivered (see deliverable), its pathspec given on stdin as bytes. */
-    async addAll(env, gitlinks, signal) {
-        const pathspec = await this.deliverable(env, gitlinks, signal);
+    async addAll(env, links, signal) {
+        const pathspec = await deliverable(this.listed, env, links, signal);
         await this.gitOrThrow(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
             env,
             signal,
             input: Buffer.concat(pathspec.map(p => Buffer.concat([tree_path_pathBytes(p), Buffer.of(0)])))
         });
-    }
-    /**
-     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
-     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
-     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-     * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
-     * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
-     * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
-     * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
-     */
-    async deliverable(env, gitlinks, signal) {
-        const links = new Set(gitlinks.map(link => link.path));
-        // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
-        // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
-        const oracle = ignoreOracle(this.root, { ...this.env, ...env });
-        const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask }).finally(oracle.close);
-        const outside = new Set([...kept.map(k => k.path), ...links]);
-        const under = (name) => {
-            for (let dir = name; dir !== '.' && dir !== ''; dir = external_node_path_default().posix.dirname(dir))
-                if (outside.has(dir))
-                    return true;
-            return false;
-        };
-        // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
-        // out of the gitlinks (an index without them), so it neither enters nor lists them.
-        const out = await this.gitOrThrow([
-            'ls-files',
-            '-z',
-            '-t',
-            '--others',
-            '--modified',
-            '--exclude-standard',
-            ...(await this.keptOut(outside))
-        ], { env: await this.listingIndex(env, gitlinks), maxStdoutBytes: LIST_BYTES, signal });
-        if (out.stdoutTruncated)
-            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
-        const nested = [];
-        const left = [];
-        for (const entry of tree_path_splitNul(out.stdout)) {
-            const tag = entry.slice(0, 1);
-            const name = entry.slice(2);
-            if (!name || under(name.replace(/\/$/, '')))
-                continue;
-            if (tag === '?' && name.endsWith('/')) {
-                // A repository the look at the tree did not see (made since): git lists it as one entry.
-                nested.push(name.slice(0, -1));
-                this.refusals.add(`${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`);
-            }
-            else if (name === '.gitmodules')
-                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
-            else {
-                const why = this.notDelivered(name);
-                if (why === undefined)
-                    continue;
-                left.push(name);
-                if (this.leftOut.has(name))
-                    continue;
-                this.leftOut.add(name);
-                this.refusals.add(`${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
-            }
-        }
-        for (const link of gitlinks)
-            if (gitlinkMoved(this.root, link.path, link.oid))
-                this.refusals.add(`${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
-        for (const k of kept)
-            this.refusals.add(k.line);
-        return [
-            '.',
-            ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
-        ];
-    }
-    /** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
-    notDelivered(name) {
-        // lstat: a link is its own few bytes, never what it points at.
-        const stat = (0,external_node_fs_namespaceObject.lstatSync)(onDisk(this.root, name), { throwIfNoEntry: false });
-        if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
-            return this.maxFileBytes !== undefined && (stat?.size ?? 0) > this.maxFileBytes
-                ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(this.maxFileBytes)})`
-                : undefined;
-        return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`;
-    }
-    /** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
-    async keptOut(folders) {
-        if (folders.size === 0)
-            return [];
-        const patterns = [...folders].map(dir => {
-            const pattern = excludePattern(dir);
-            if (pattern === undefined)
-                throw new TreeHazardError(`${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`);
-            return tree_path_pathBytes(`${pattern}\n`);
-        });
-        const file = external_node_path_default().join(await this.scratchDir(), 'kept-out');
-        await (0,external_node_fs_promises_namespaceObject.writeFile)(file, Buffer.concat(patterns));
-        return [`--exclude-from=${file}`];
-    }
-    /**
-     * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
-     * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
-     */
-    async listingIndex(env, gitlinks) {
-        if (gitlinks.length === 0)
-            return env;
-        const listing = external_node_path_default().join(await this.scratchDir(), 'listing-index');
-        await (0,external_node_fs_promises_namespaceObject.copyFile)(env?.GIT_INDEX_FILE ?? (await this.gitPaths()).index, listing);
-        const listed = { ...env, GIT_INDEX_FILE: listing };
-        await this.gitOrThrow(['update-index', '--force-remove', '-z', '--stdin'], {
-            env: listed,
-            input: Buffer.concat(gitlinks.map(link => Buffer.concat([tree_path_pathBytes(link.path), Buffer.of(0)])))
-        });
-        return listed;
     }
     async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS, signal) {
         const to = current ?? (await this.treeHash(signal));
@@ -15574,7 +15592,7 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await this.addAll(undefined, await this.gitlinks(), signal);
+        await this.addAll(undefined, await gitlinks(this.listed), signal);
         const staged = await this.call(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'], {
             signal
         });
@@ -19224,7 +19242,141 @@ function modelInPath(path) {
     return /\/models\/([^/:]+)/.exec(path)?.[1];
 }
 
+;// CONCATENATED MODULE: ./src/proxy/fields.ts
+// Reading a model call's body as its API reads it, for the pre-authorisation and its worst case alike:
+// Gemini's fields in both their spellings, and a count the meter takes only as a positive number.
+
+/** A Gemini field in both spellings its API reads: `fileData` and `file_data`. */
+const spellings = (name) => [
+    name,
+    name.replace(/[A-Z]/g, letter => `_${letter.toLowerCase()}`)
+];
+/** A Gemini field's values, in either spelling (both, when a body gives both). */
+const geminiFields = (json, name) => spellings(name)
+    .map(key => json?.[key])
+    .filter(value => value !== undefined);
+/** A Gemini generation setting in every spelling its API takes (`generationConfig.maxOutputTokens`, `generation_config.max_output_tokens`, mixed). */
+function geminiSettings(json, name) {
+    return geminiFields(json, 'generationConfig').flatMap(config => geminiFields(obj(config), name));
+}
+/** A count or a limit as the meter reads it: a positive finite number, rounded up; else undefined. */
+const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
+
+;// CONCATENATED MODULE: ./src/proxy/worst-case.ts
+
+
+/**
+ * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
+ * a body holds beyond that (a crafted string) is caught when the answer reports it.
+ */
+const BYTES_PER_INPUT_TOKEN = 3;
+/**
+ * The most input one request may be billed: the largest input window the vendors sell (Claude's 1M-context
+ * beta, Gemini's 1M, GPT-4.1's 1,047,576 tokens). A request carrying media is reserved at it, and no body at more.
+ */
+const MAX_INPUT_TOKENS = 1_048_576;
+/**
+ * Input the vendor adds of its own beside the body: Anthropic's tool-use system prompt is 346 tokens at most
+ * (platform.claude.com, tool use pricing); 1,000 errs high.
+ */
+const VENDOR_PROMPT_TOKENS = 1_000;
+/**
+ * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
+ * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
+ */
+const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
+/**
+ * The output limit a request names, or undefined when it names none the meter can read. A limit named more
+ * than once (chat's two fields, Gemini's two spellings) is read at its highest: whichever the API obeys.
+ */
+function outputLimit(wire, json) {
+    const limitOf = (...values) => highest(values.filter(value => value !== undefined && value !== null));
+    switch (wire) {
+        case 'anthropic-messages':
+            return limitOf(json.max_tokens);
+        case 'openai-responses':
+            return limitOf(json.max_output_tokens);
+        case 'openai-chat':
+            return limitOf(json.max_completion_tokens, json.max_tokens);
+        case 'gemini':
+            return limitOf(...geminiSettings(json, 'maxOutputTokens'));
+    }
+}
+/** The highest of `values` when each is a positive number, else undefined. */
+function highest(values) {
+    const counts = values.map(positive);
+    return counts.length > 0 && counts.every(count => count !== undefined)
+        ? Math.max(...counts)
+        : undefined;
+}
+/**
+ * The body with the output limit it was reserved at, when it names none the meter can read: without one the
+ * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
+ * body names its own limit (then it goes up untouched).
+ */
+function withOutputLimit(wire, body) {
+    const json = obj(body);
+    if (!json || outputLimit(wire, json) !== undefined)
+        return undefined;
+    const limit = DEFAULT_MAX_OUTPUT_TOKENS;
+    switch (wire) {
+        case 'anthropic-messages':
+            return { ...json, max_tokens: limit };
+        case 'openai-responses':
+            return { ...json, max_output_tokens: limit };
+        case 'openai-chat': {
+            // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
+            const { max_tokens: _, max_completion_tokens: __, ...rest } = json;
+            const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model);
+            return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
+        }
+        case 'gemini': {
+            // The limit in every spelling the body uses, so that whichever the API reads, it reads this one.
+            const { max_output_tokens: _, ...config } = obj(json.generationConfig) ?? {};
+            const snake = obj(json.generation_config);
+            return {
+                ...json,
+                generationConfig: { ...config, maxOutputTokens: limit },
+                ...(snake
+                    ? { generation_config: { ...snake, maxOutputTokens: limit, max_output_tokens: limit } }
+                    : {})
+            };
+        }
+    }
+}
+/**
+ * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt, or
+ * a whole input window when it carries `media`, and its output limit (times the choices asked for) as output;
+ * the model it names, else `pathModel` (Gemini's).
+ */
+function worstCaseUsage(wire, body, bytes, pathModel, media) {
+    const json = obj(body) ?? {};
+    const limit = outputLimit(wire, json);
+    const choices = wire === 'openai-chat'
+        ? positive(json.n)
+        : wire === 'gemini'
+            ? highest(geminiSettings(json, 'candidateCount').filter(count => positive(count)))
+            : 1;
+    // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
+    const model = wire === 'gemini' && pathModel
+        ? pathModel
+        : typeof json.model === 'string' && json.model
+            ? json.model
+            : pathModel;
+    return {
+        input: media === undefined
+            ? Math.min(Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS, MAX_INPUT_TOKENS)
+            : MAX_INPUT_TOKENS,
+        output: (limit ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
+        cache_read: 0,
+        cache_write: 0,
+        ...(model ? { model } : {})
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/proxy/preauth.ts
+
+
 
 /**
  * The pre-authorisation of one model call of `wire`: its body parsed (`body`), its decoded size (`bytes`) and
@@ -19491,15 +19643,6 @@ function openAiParts(content, seen) {
 }
 /** Gemini's field names in the one spelling: its API reads both `file_data` and `fileData`. */
 const camel = (key) => key.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase());
-/** A Gemini field in both spellings its API reads: `fileData` and `file_data`. */
-const spellings = (name) => [
-    name,
-    name.replace(/[A-Z]/g, letter => `_${letter.toLowerCase()}`)
-];
-/** A Gemini field's values, in either spelling (both, when a body gives both). */
-const geminiFields = (json, name) => spellings(name)
-    .map(key => json?.[key])
-    .filter(value => value !== undefined);
 /** Gemini's tools the agent declares and runs itself; every other (search, URL context, code execution) is Google's. */
 const GEMINI_TOOLS = new Set(['functionDeclarations']);
 /** The fields of a Gemini part the body holds whole (fileData names a stored or fetched file). */
@@ -19564,119 +19707,6 @@ function scan(body) {
         }
     }
     return { tooDeep: false, ttls };
-}
-/**
- * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
- * a body holds beyond that (a crafted string) is caught when the answer reports it.
- */
-const BYTES_PER_INPUT_TOKEN = 3;
-/**
- * The most input one request may be billed: the largest input window the vendors sell (Claude's 1M-context
- * beta, Gemini's 1M, GPT-4.1's 1,047,576 tokens). A request carrying media is reserved at it, and no body at more.
- */
-const MAX_INPUT_TOKENS = 1_048_576;
-/**
- * Input the vendor adds of its own beside the body: Anthropic's tool-use system prompt is 346 tokens at most
- * (platform.claude.com, tool use pricing); 1,000 errs high.
- */
-const VENDOR_PROMPT_TOKENS = 1_000;
-/**
- * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
- * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
- */
-const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
-const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
-/**
- * The output limit a request names, or undefined when it names none the meter can read. A limit named more
- * than once (chat's two fields, Gemini's two spellings) is read at its highest: whichever the API obeys.
- */
-function outputLimit(wire, json) {
-    const limitOf = (...values) => highest(values.filter(value => value !== undefined && value !== null));
-    switch (wire) {
-        case 'anthropic-messages':
-            return limitOf(json.max_tokens);
-        case 'openai-responses':
-            return limitOf(json.max_output_tokens);
-        case 'openai-chat':
-            return limitOf(json.max_completion_tokens, json.max_tokens);
-        case 'gemini':
-            return limitOf(...geminiSettings(json, 'maxOutputTokens'));
-    }
-}
-/** A Gemini generation setting in every spelling its API takes (`generationConfig.maxOutputTokens`, `generation_config.max_output_tokens`, mixed). */
-function geminiSettings(json, name) {
-    return geminiFields(json, 'generationConfig').flatMap(config => geminiFields(obj(config), name));
-}
-/** The highest of `values` when each is a positive number, else undefined. */
-function highest(values) {
-    const counts = values.map(positive);
-    return counts.length > 0 && counts.every(count => count !== undefined)
-        ? Math.max(...counts)
-        : undefined;
-}
-/**
- * The body with the output limit it was reserved at, when it names none the meter can read: without one the
- * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
- * body names its own limit (then it goes up untouched).
- */
-function withOutputLimit(wire, body) {
-    const json = obj(body);
-    if (!json || outputLimit(wire, json) !== undefined)
-        return undefined;
-    const limit = DEFAULT_MAX_OUTPUT_TOKENS;
-    switch (wire) {
-        case 'anthropic-messages':
-            return { ...json, max_tokens: limit };
-        case 'openai-responses':
-            return { ...json, max_output_tokens: limit };
-        case 'openai-chat': {
-            // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
-            const { max_tokens: _, max_completion_tokens: __, ...rest } = json;
-            const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model);
-            return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
-        }
-        case 'gemini': {
-            // The limit in every spelling the body uses, so that whichever the API reads, it reads this one.
-            const { max_output_tokens: _, ...config } = obj(json.generationConfig) ?? {};
-            const snake = obj(json.generation_config);
-            return {
-                ...json,
-                generationConfig: { ...config, maxOutputTokens: limit },
-                ...(snake
-                    ? { generation_config: { ...snake, maxOutputTokens: limit, max_output_tokens: limit } }
-                    : {})
-            };
-        }
-    }
-}
-/**
- * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt, or
- * a whole input window when it carries `media`, and its output limit (times the choices asked for) as output;
- * the model it names, else `pathModel` (Gemini's).
- */
-function worstCaseUsage(wire, body, bytes, pathModel, media) {
-    const json = obj(body) ?? {};
-    const limit = outputLimit(wire, json);
-    const choices = wire === 'openai-chat'
-        ? positive(json.n)
-        : wire === 'gemini'
-            ? highest(geminiSettings(json, 'candidateCount').filter(count => positive(count)))
-            : 1;
-    // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
-    const model = wire === 'gemini' && pathModel
-        ? pathModel
-        : typeof json.model === 'string' && json.model
-            ? json.model
-            : pathModel;
-    return {
-        input: media === undefined
-            ? Math.min(Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS, MAX_INPUT_TOKENS)
-            : MAX_INPUT_TOKENS,
-        output: (limit ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
-        cache_read: 0,
-        cache_write: 0,
-        ...(model ? { model } : {})
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/proxy/sse.ts
