@@ -37,6 +37,7 @@ export const INPUT_GROUPS = [
       'editable',
       'holdout',
       'holdout-path',
+      'holdout-ref',
       'holdout-feedback'
     ]
   },

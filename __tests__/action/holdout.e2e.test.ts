@@ -2,13 +2,14 @@
 // ones (no pull request, and the run tells only "a held-out gate failed"), an honest agent gets a pull request
 // that names the held-out gate, the agent's own user cannot read the held-out folder while it runs, and in
 // two-job mode the deliver job runs them (the agent job never holds them).
+import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import { edit, js } from './projects.js'
 import { PROJECTS, runCorpus } from './verdict-corpus.js'
-import type { ActionRun } from './harness.js'
+import { OWNER, REPO, type ActionRun, type Files, type Project } from './harness.js'
 import { e2eSuite } from './suite.js'
 import { twoJobs } from './two-jobs.js'
 
@@ -147,3 +148,140 @@ test('two-job mode: the agent job never holds the held-out gates, the deliver jo
   expect(told).not.toContain(SECRET)
   e2e.expectClean(p)
 }, 360_000)
+
+/** Held-out tests pushed to `ref` of the remote, as a maintainer pushes them from a private clone. */
+function pushHeldOut(p: Project, ref: string): void {
+  const clone = mkdtempSync(path.join(tmpdir(), 'ralph-holdout-ref-'))
+  folders.push(clone)
+  const git = (...args: string[]): string =>
+    execFileSync('git', args, {
+      cwd: clone,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_CONFIG_NOSYSTEM: '1',
+        HOME: clone,
+        GIT_AUTHOR_NAME: 'Maintainer',
+        GIT_AUTHOR_EMAIL: 'm@example.com',
+        GIT_COMMITTER_NAME: 'Maintainer',
+        GIT_COMMITTER_EMAIL: 'm@example.com'
+      }
+    })
+  git('init', '--quiet')
+  mkdirSync(path.join(clone, 'holdout'))
+  writeFileSync(
+    path.join(clone, 'holdout', 'add.test.js'),
+    readFileSync(path.join(heldOutFolder(), 'holdout', 'add.test.js'))
+  )
+  git('add', 'holdout')
+  git('commit', '--quiet', '-m', 'held-out tests')
+  git('push', '--quiet', p.remote, `HEAD:${ref}`)
+}
+
+/** The agent's look for the held-out ref: over git without a token, and in the workspace's own repository. */
+function refProbe(marker: string): string {
+  return `{ const { spawnSync } = await import('node:child_process')
+    const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '/bin/false' }
+    const git = (...args) => spawnSync('git', ['-c', 'safe.directory=*', ...args], { env, encoding: 'utf8' })
+    const url = git('remote', 'get-url', 'origin').stdout.trim()
+    const remote = git('ls-remote', url, ${js(HELD_OUT_REF)})
+    const local = git('for-each-ref', ${js(HELD_OUT_REF)})
+    fs.writeFileSync(${js(marker)}, JSON.stringify({ url, remote: remote.status, listed: remote.stdout,
+      local: local.status, localListed: local.stdout, uid: process.getuid() })) }`
+}
+
+const HELD_OUT_REF = 'refs/ralph/holdout'
+
+/** A private repository: its event payload says so, and git over HTTP needs a token to read it. */
+function privateRepository(p: Project): void {
+  p.api.state.repo.private = true
+  p.gitServer.private = true
+}
+
+test('holdout-ref: the held-out tests wait on a ref the agent cannot fetch; a hard-coding agent gets no pull request, an honest one gets its PR', async () => {
+  const hardCoded = path.join(e2e.scratch(), 'holdout-ref-probe')
+  const made = (files: Files): Promise<Project> =>
+    e2e.project(files).then(p => {
+      privateRepository(p)
+      pushHeldOut(p, HELD_OUT_REF)
+      return p
+    })
+  const inputs = { holdout: HELD_OUT_GATE, 'holdout-ref': HELD_OUT_REF }
+  const cheat = await runCorpus(
+    e2e,
+    { project: 'node --test', move: `${refProbe(hardCoded)}\n${HARD_CODE}`, inputs },
+    made
+  )
+  expect(cheat.run.main.stderr).toBe('')
+  expect(cheat.run.outputs).toMatchObject({
+    success: 'false',
+    'stop-reason': 'verify_failed',
+    'pr-operation': 'none'
+  })
+  expect(cheat.p.api.state.pulls).toEqual([])
+  const told = await everythingTold(cheat.run, cheat.p.api.state.pulls)
+  expect(told).toContain('a held-out gate failed')
+  expect(told).not.toContain(SECRET)
+  // As its own user, with no token, the agent could neither fetch the ref nor find it in the workspace.
+  const seen = JSON.parse(readFileSync(hardCoded, 'utf8')) as Record<string, unknown>
+  expect(seen.uid).not.toBe(process.getuid!())
+  expect(seen.url).toBe(`${cheat.p.gitServer.url}/${OWNER}/${REPO}`)
+  expect(seen.remote).not.toBe(0)
+  expect(seen.listed).toBe('')
+  expect(seen).toMatchObject({ local: 0, localListed: '' })
+  e2e.expectClean(cheat.p)
+
+  const honest = await runCorpus(
+    e2e,
+    { project: 'node --test', move: PROJECTS['node --test'].honest, inputs },
+    made
+  )
+  expect(honest.run.main.stderr).toBe('')
+  expect(honest.run.outputs).toMatchObject({ success: 'true', 'pr-operation': 'created', verified: 'true' })
+  expect(honest.p.api.state.pulls[0].body).toContain(
+    `**Held-out gates passed** there too (gates the agent never saw): \`${HELD_OUT_GATE}\`.`
+  )
+  e2e.expectClean(honest.p)
+}, 360_000)
+
+const REFUSALS: [string, (p: Project) => void, string][] = [
+  [
+    'that the workspace already holds',
+    p => {
+      privateRepository(p)
+      pushHeldOut(p, HELD_OUT_REF)
+      p.git('fetch', '--quiet', p.remote, `${HELD_OUT_REF}:${HELD_OUT_REF}`)
+    },
+    `holdout-ref ${HELD_OUT_REF} is in the workspace's repository, where the agent can read it`
+  ],
+  [
+    'in a public repository whose agent reaches GitHub (no model proxy)',
+    p => pushHeldOut(p, HELD_OUT_REF),
+    `holdout-ref ${HELD_OUT_REF}: this repository is public and the agent's network reaches GitHub`
+  ]
+]
+
+test.each(REFUSALS)(
+  'holdout-ref %s is refused before any agent runs',
+  async (_, arrange, line) => {
+    const marker = path.join(e2e.scratch(), `holdout-ref-ran-${line.length}`)
+    const { p, run } = await runCorpus(
+      e2e,
+      {
+        project: 'node --test',
+        move: `fs.writeFileSync(${js(marker)}, 'ran')\n${HARD_CODE}`,
+        inputs: { holdout: HELD_OUT_GATE, 'holdout-ref': HELD_OUT_REF }
+      },
+      async files => {
+        const p = await e2e.project(files)
+        arrange(p)
+        return p
+      }
+    )
+    expect(run.main.exitCode).toBe(1)
+    expect(run.main.stdout).toContain(`::error::${line}`)
+    expect(() => readFileSync(marker)).toThrow()
+    expect(p.api.state.pulls).toEqual([])
+  },
+  240_000
+)

@@ -385,6 +385,14 @@ test('bot-login names the account an installation token delivers as; github-acti
   )
 })
 
+test("holdout-ref is read as the held-out files' source instead of holdout-path", () => {
+  expect(read({ ralph: 'r', holdout: 'npm test', 'holdout-ref': 'refs/ralph/holdout' }).holdout).toEqual({
+    commands: ['npm test'],
+    ref: 'refs/ralph/holdout',
+    feedback: 'none'
+  })
+})
+
 test('holdout, holdout-path and holdout-feedback are read: commands one a line, feedback none by default', () => {
   expect(
     read({ ralph: 'r', holdout: 'node --test holdout/\nmake hidden', 'holdout-path': '/srv/h/' }).holdout
@@ -401,7 +409,17 @@ test('holdout, holdout-path and holdout-feedback are read: commands one a line, 
 
 test('a held-out setting that cannot work is one line naming the input and the fix', () => {
   expect(problem({ ralph: 'r', holdout: 'x' })).toBe(
-    "Input 'holdout' needs 'holdout-path': a folder outside the workspace that only the action’s user can read, filled by an earlier step (e.g. mkdir -m 700 \"$RUNNER_TEMP/holdout\")."
+    "Input 'holdout' needs 'holdout-path' (a folder outside the workspace that only the action’s user can read, filled by an earlier step (e.g. mkdir -m 700 \"$RUNNER_TEMP/holdout\")) or 'holdout-ref' (a ref such as refs/ralph/holdout)."
+  )
+  expect(
+    problem({ ralph: 'r', holdout: 'x', 'holdout-path': '/srv/h', 'holdout-ref': 'refs/ralph/holdout' })
+  ).toBe("Inputs 'holdout-path' and 'holdout-ref' are both set: give one source of held-out files.")
+  for (const bad of ['ralph/holdout', 'refs/a..b', 'refs/x/', 'refs/x.lock', 'refs/-x y', '--upload-pack=x'])
+    expect(problem({ ralph: 'r', holdout: 'x', 'holdout-ref': bad })).toBe(
+      `Input 'holdout-ref' must be a full ref name such as refs/ralph/holdout, got '${bad}'.`
+    )
+  expect(problem({ ralph: 'r', 'holdout-ref': 'refs/ralph/holdout' })).toBe(
+    "Input 'holdout-ref' is set but 'holdout' is empty: give the held-out gate commands, one a line."
   )
   expect(problem({ ralph: 'r', holdout: 'x', 'holdout-path': 'rel/h' })).toMatch(
     /^Input 'holdout-path' must be an absolute path, got 'rel\/h': /

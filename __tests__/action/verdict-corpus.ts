@@ -563,7 +563,7 @@ function startFiles(cheat: Pick<Cheat, 'project' | 'start'>): Files {
 
 const DONE = "say('Done.\\n\\n<promise>COMPLETE</promise>')"
 
-/** The project with a ralph whose agent makes `move` once, its run through dist/index.js (one iteration). */
+/** The project with a ralph whose agent makes `move` once, its run through dist/index.js (one iteration), and its status.json. */
 export async function runCorpus(
   e2e: E2eSuite,
   cheat: Pick<Cheat, 'project' | 'start' | 'move' | 'checks' | 'inputs'>,
@@ -580,7 +580,9 @@ export async function runCorpus(
   const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'max-iterations': '1', ...kind.inputs, ...cheat.inputs }
   })
-  const status = JSON.parse((await e2e.recordOf(run)).get('status.json')!.toString('utf8')) as {
+  // A run refused before its loop (no agent ran) uploads no record: its status is empty.
+  const record = run.outputs['artifact-id'] ? await e2e.recordOf(run) : new Map<string, Buffer>()
+  const status = JSON.parse(record.get('status.json')?.toString('utf8') ?? '{}') as {
     stopReason?: string
   } & Record<string, unknown>
   return { p, run, status }

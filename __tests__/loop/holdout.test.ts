@@ -43,7 +43,7 @@ function project(fix: string, gate = 'node --test test/'): void {
 }
 
 /** The held-out folder (0700): a test of add(10, 5) whose message holds SECRET. */
-function heldOut(feedback: HoldoutSetting['feedback'] = 'none'): HoldoutSetting {
+function heldOut(feedback: HoldoutSetting['feedback'] = 'none'): HoldoutSetting & { path: string } {
   const dir = path.join(tempDir('ralph-holdout-parent-'), 'holdout')
   mkdirSync(path.join(dir, 'holdout'), { recursive: true, mode: 0o700 })
   chmodSync(dir, 0o700)

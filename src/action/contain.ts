@@ -40,6 +40,7 @@ import {
   type IsolationState
 } from '../security/index.js'
 import { holdoutFallbackRefusal } from './holdout-inputs.js'
+import { holdoutFetcher } from './holdout-ref.js'
 import { jobKind } from './jobs/kind.js'
 import type { RunPlan } from './plan.js'
 import { saveState, type SavedState } from './state.js'
@@ -194,7 +195,8 @@ export async function runLoopContained(
             verify: {
               gitEnv: hermeticGitEnvironment(),
               tempDir: process.env.RUNNER_TEMP || tmpdir(),
-              ...(isolated ? { lend: (dir: string) => isolated.lend(dir) } : {})
+              ...(isolated ? { lend: (dir: string) => isolated.lend(dir) } : {}),
+              ...holdoutFetcher(plan)
             }
           }),
         allow

@@ -1,6 +1,7 @@
-// Held-out gates as inputs (#37): `holdout` (gate commands, one a line, as `checks`), `holdout-path` (the folder
-// of their files, the action's user's only) and `holdout-feedback` (`none` or `full`). A problem is one line naming
-// the input and the fix; the caller throws it as its InputError. The folder itself is checked at planning.
+// Held-out gates as inputs (#37): `holdout` (gate commands, one a line, as `checks`), where their files wait —
+// `holdout-path` (a folder of the action's user's only) or `holdout-ref` (a ref of the repository, fetched only at
+// the clean verification) — and `holdout-feedback` (`none` or `full`). A problem is one line naming the input and
+// the fix; the caller throws it as its InputError. The folder itself is checked at planning.
 import path from 'node:path'
 import {
   addedChecks,
@@ -12,7 +13,9 @@ import type { RalphCheck } from '../ralph/index.js'
 
 export interface HoldoutInput {
   commands: string[]
-  path: string
+  /** Exactly one of the two: the folder, or the ref (refs/…) fetched at the clean verification. */
+  path?: string
+  ref?: string
   feedback: HoldoutFeedback
 }
 
@@ -20,6 +23,7 @@ export interface HoldoutInput {
 export interface GivenHoldout {
   commands: string[]
   path: string | undefined
+  ref?: string | undefined
   feedback: string | undefined
 }
 
@@ -32,17 +36,37 @@ export function readHoldout(given: GivenHoldout): { holdout?: HoldoutInput } | {
   if (feedback !== 'none' && feedback !== 'full')
     return { problem: `Input 'holdout-feedback' must be none or full, got '${feedback}'.` }
   if (given.commands.length === 0) {
-    if (given.path !== undefined)
+    const source =
+      given.path !== undefined ? 'holdout-path' : given.ref !== undefined ? 'holdout-ref' : undefined
+    if (source)
       return {
-        problem:
-          "Input 'holdout-path' is set but 'holdout' is empty: give the held-out gate commands, one a line."
+        problem: `Input '${source}' is set but 'holdout' is empty: give the held-out gate commands, one a line.`
       }
     return {}
   }
-  if (given.path === undefined) return { problem: `Input 'holdout' needs 'holdout-path': ${FOLDER}.` }
+  if (given.path !== undefined && given.ref !== undefined)
+    return {
+      problem: "Inputs 'holdout-path' and 'holdout-ref' are both set: give one source of held-out files."
+    }
+  if (given.ref !== undefined) {
+    if (!isRefName(given.ref))
+      return {
+        problem: `Input 'holdout-ref' must be a full ref name such as refs/ralph/holdout, got '${given.ref}'.`
+      }
+    return { holdout: { commands: given.commands, ref: given.ref, feedback } }
+  }
+  if (given.path === undefined)
+    return {
+      problem: `Input 'holdout' needs 'holdout-path' (${FOLDER}) or 'holdout-ref' (a ref such as refs/ralph/holdout).`
+    }
   if (!path.isAbsolute(given.path))
     return { problem: `Input 'holdout-path' must be an absolute path, got '${given.path}': ${FOLDER}.` }
   return { holdout: { commands: given.commands, path: path.normalize(given.path), feedback } }
+}
+
+/** A full ref name git would take (check-ref-format's rules, without `@{`, `*` or a leading dash). */
+function isRefName(ref: string): boolean {
+  return /^refs\/[A-Za-z0-9._/-]+$/.test(ref) && !/\.\.|\/\/|\/\.|\.lock(\/|$)|[/.]$/.test(ref)
 }
 
 /**
@@ -66,13 +90,15 @@ export function holdoutSetting(
     }
   if (here.runsAgent && here.isolation === 'none')
     return {
-      problem:
-        "Input 'holdout' needs the agent to run as its own user (isolation: auto or user): with isolation: none it runs as the job's user and can read holdout-path."
+      problem: `Input 'holdout' needs the agent to run as its own user (isolation: auto or user): with isolation: none it runs as the job's user and can read ${input.ref !== undefined ? "the job's token, and with it holdout-ref" : 'holdout-path'}.`
     }
-  const problem = holdoutFolderProblem(input.path, process.getuid?.() ?? -1, outside)
-  if (problem) return { problem: `Input 'holdout-path': ${problem}.` }
+  const source = input.ref !== undefined ? { ref: input.ref } : { path: input.path ?? '' }
+  if ('path' in source) {
+    const problem = holdoutFolderProblem(source.path, process.getuid?.() ?? -1, outside)
+    if (problem) return { problem: `Input 'holdout-path': ${problem}.` }
+  }
   return {
-    setting: { checks: addedChecks(input.commands, checks), path: input.path, feedback: input.feedback }
+    setting: { checks: addedChecks(input.commands, checks), ...source, feedback: input.feedback }
   }
 }
 
@@ -86,5 +112,6 @@ export function holdoutFallbackRefusal(
   why: string
 ): string | undefined {
   if (!holdout || !runsAgent) return undefined
-  return `holdout needs the agent to run as its own user, which is not possible here: ${why}. As the job's user it could read holdout-path.`
+  const reads = holdout.ref !== undefined ? "the job's token, and with it holdout-ref" : 'holdout-path'
+  return `holdout needs the agent to run as its own user, which is not possible here: ${why}. As the job's user it could read ${reads}.`
 }

@@ -342,6 +342,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     holdout: holdoutInput({
       commands: read.lines('holdout'),
       path: read.text('holdout-path'),
+      ref: read.text('holdout-ref'),
       feedback: read.text('holdout-feedback')
     }),
     installAgent: installAgentInput(read.text('install-agent')),

@@ -63,3 +63,4 @@ export {
   type RemoteCalls,
   type RemoteRetry
 } from './remote-retry.js'
+export { fetchTree, type TreeSource } from './fetch-tree.js'

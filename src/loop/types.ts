@@ -182,8 +182,10 @@ export interface LoopPorts {
 export interface HoldoutSetting {
   /** Run as the other gates are, on the clean checkout once they passed there. */
   checks: RalphCheck[]
-  /** A folder only the action's user can read, outside the work tree: its files go into the checkout's project. */
-  path: string
+  /** Where their files wait (one of the two): a folder only the action's user can read, outside the work tree… */
+  path?: string
+  /** …or a ref of the repository, fetched by the verification's `fetchHoldout` port once the checkout is given back. */
+  ref?: string
   feedback: HoldoutFeedback
 }
 
@@ -198,6 +200,11 @@ export interface VerifyPorts {
    * answers its problems. Default: nothing to hand over.
    */
   lend?: (dir: string) => Promise<() => Promise<string[]>>
+  /**
+   * Writes the files of the held-out gates' ref under `into` (an empty folder of the action's user's, 0700), by
+   * the action's own git and credentials; answers their folder or the problem (one line). No port: no ref source.
+   */
+  fetchHoldout?: (ref: string, into: string) => Promise<{ dir: string } | { problem: string }>
   /**
    * Puts protected paths back from the base commit in the clean checkout; answers the paths it reverted.
    * Default: the run's own protection (loop/protect/ restoreProtected), before the checkout is lent.

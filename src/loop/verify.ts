@@ -255,7 +255,8 @@ export async function verifyCommit(
         folder,
         dir,
         packageJson,
-        lend: ports.lend
+        lend: ports.lend,
+        fetchHoldout: ports.fetchHoldout
       })
       verification.holdout = held.record
       failures.push(...held.failures)

@@ -13,6 +13,7 @@ import {
 import { IsolationError, type AgentIsolation } from '../../security/index.js'
 import { TrackingComment } from '../../github/tracking.js'
 import { deliveryRefusal } from '../can-deliver.js'
+import { holdoutRefRefusal } from '../holdout-ref.js'
 import { replyCannotStart } from './cannot-start.js'
 import { isolateLoop } from '../contain.js'
 import type { Step } from './ending.js'
@@ -136,7 +137,8 @@ export async function prepare(planned: Planned, resumed?: Resumed): Promise<Step
   }
 
   // What delivery will need is asked now, while a refusal costs no agent's run.
-  const undeliverable = await deliveryRefusal(plan, workTree, branch, clients)
+  const undeliverable =
+    (await deliveryRefusal(plan, workTree, branch, clients)) ?? (await holdoutRefRefusal(plan, workTree))
   if (undeliverable) {
     await restoreIdentity(identity)
     await restoreCheckout(workTree, branch)

@@ -142,6 +142,20 @@ export interface HoldoutPlace {
   /** The start commit's package.json (its scripts name the runner), as the other gates are recognised with. */
   packageJson: string | undefined
   lend: VerifyPorts['lend']
+  fetchHoldout: VerifyPorts['fetchHoldout']
+}
+
+/** The folder the held-out files are laid from: `holdout-path`, or the ref fetched now into the private folder. */
+async function heldOutFiles(
+  setting: HoldoutSetting,
+  place: HoldoutPlace
+): Promise<{ from: string } | { problem: string }> {
+  if (setting.ref === undefined) return { from: setting.path ?? '' }
+  if (!place.fetchHoldout) return { problem: `holdout-ref ${setting.ref}: nothing here can fetch it` }
+  const into = path.join(place.folder, 'holdout-ref')
+  mkdirSync(into, { mode: 0o700 })
+  const fetched = await place.fetchHoldout(setting.ref, into)
+  return 'problem' in fetched ? fetched : { from: fetched.dir }
 }
 
 /**
@@ -161,12 +175,14 @@ export async function runHoldout(
     return { record, failures: [{ name: 'held-out gates', output: lines.join('\n') }], interrupted: false }
   }
   // Said in full: these are the workflow's settings, not the held-out gates' content.
-  const problem = holdoutFolderProblem(setting.path, process.getuid?.() ?? -1, [
+  const files = await heldOutFiles(setting, place)
+  if ('problem' in files) return fail([files.problem])
+  const problem = holdoutFolderProblem(files.from, process.getuid?.() ?? -1, [
     env.workTree,
     env.workspace.root
   ])
   if (problem) return fail([problem])
-  const laid = layHoldout(setting.path, place.cwd)
+  const laid = layHoldout(files.from, place.cwd)
   if ('problems' in laid) return fail(laid.problems)
   const judges = prepareJudges({
     checks: setting.checks,
