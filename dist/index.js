@@ -50066,7 +50066,130 @@ async function restoreGitDir(snapshot) {
     return [...changed];
 }
 
+;// CONCATENATED MODULE: ./src/git/write-tree.ts
+// A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
+// textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
+// could write under isolation none) runs. The clean checkout that verifies a commit (loop/verify.ts) is made
+// this way: git's own checkout would run whatever filter the agent planted, as the action's user.
+
+
+
+
+/** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
+async function entriesOf(repo, commit, env) {
+    const out = await gitBytes(repo, ['ls-tree', '-r', '-z', '--full-tree', commit], { env });
+    const entries = [];
+    for (const record of splitNul(out)) {
+        const tab = record.indexOf('\t');
+        if (tab === -1)
+            continue;
+        const [mode, , oid] = record.slice(0, tab).split(' ');
+        entries.push({ mode, oid, file: record.slice(tab + 1) });
+    }
+    return entries;
+}
+/** A new file (never an existing one, never through a link), with its bytes. */
+function writeNew(file, bytes, mode) {
+    const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_WRONLY | external_node_fs_.constants.O_CREAT | external_node_fs_.constants.O_EXCL | external_node_fs_.constants.O_NOFOLLOW, mode);
+    try {
+        for (let at = 0; at < bytes.length;)
+            at += (0,external_node_fs_.writeSync)(fd, bytes, at);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Writes every file of `commit` (read from the repository at `repo`) into `dest`, an empty folder nobody else
+ * writes: regular files 0644 or 0755 as git records them, links as links (never followed: every path is
+ * created anew), a gitlink as an empty folder. Throws on a path that leaves `dest`.
+ */
+async function writeCommitTree(repo, commit, dest, env) {
+    const entries = (await entriesOf(repo, commit, env)).filter(e => e.mode !== '040000');
+    const folders = new Set();
+    const folder = (dir) => {
+        if (dir === '.' || folders.has(dir))
+            return;
+        folder(external_node_path_default().posix.dirname(dir));
+        (0,external_node_fs_.mkdirSync)(onDisk(dest, dir), { mode: 0o755 });
+        folders.add(dir);
+    };
+    const place = (file) => {
+        if (external_node_path_default().relative(dest, external_node_path_default().join(dest, file)).startsWith('..') || external_node_path_default().isAbsolute(file))
+            throw new Error(`the commit names a path outside its tree: ${showPath(file)}`);
+        folder(external_node_path_default().posix.dirname(file));
+        return onDisk(dest, file);
+    };
+    const blobs = entries.filter(e => e.mode !== '160000');
+    for (const e of entries.filter(e => e.mode === '160000'))
+        folder(e.file);
+    if (blobs.length === 0)
+        return 0;
+    const out = await gitBytes(repo, ['cat-file', '--batch'], {
+        env,
+        input: blobs.map(e => `${e.oid}\n`).join('')
+    });
+    let at = 0;
+    for (const e of blobs) {
+        const newline = out.indexOf(0x0a, at);
+        const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ');
+        if (type !== 'blob')
+            throw new Error(`${showPath(e.file)} is not a blob in ${commit}`);
+        const bytes = out.subarray(newline + 1, newline + 1 + Number(size));
+        at = newline + 1 + Number(size) + 1;
+        const full = place(e.file);
+        // A link's target is bytes too.
+        if (e.mode === '120000')
+            (0,external_node_fs_.symlinkSync)(bytes, full);
+        else
+            writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644);
+    }
+    return blobs.length;
+}
+
+;// CONCATENATED MODULE: ./src/git/fetch-tree.ts
+// The files of one ref of the repository, fetched by the action's own git (hermetic, its credentials for this one
+// command) into a new private repository, and written out from the object store (write-tree.ts: no checkout, so
+// no filter, attribute or hook of that tree runs). Held-out gates (#37) take their files from here.
+
+
+
+
+
+
+/**
+ * Writes the files of `source.ref`'s commit into `into`/files (`into`: an empty folder of the action's user's);
+ * answers that folder, or the problem in one line.
+ */
+async function fetchTree(source, into) {
+    const gitDir = external_node_path_default().join(into, 'git');
+    const dir = external_node_path_default().join(into, 'files');
+    (0,external_node_fs_.mkdirSync)(gitDir, { mode: 0o700 });
+    (0,external_node_fs_.mkdirSync)(dir, { mode: 0o700 });
+    const repo = new repo_GitRepo(gitDir);
+    await repo.exec(['init', '--quiet', '--bare']);
+    const fetched = await repo.exec([
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        '--depth=1',
+        '--end-of-options',
+        repositoryUrl(source.auth.serverUrl, source.repository),
+        `+${source.ref}:refs/fetched`
+    ], { probe: true, config: authConfig(source.auth) });
+    if (fetched.exitCode !== 0) {
+        const why = fetched.stderr.trim().split('\n').pop() ?? `git exited ${fetched.exitCode}`;
+        return {
+            problem: `could not fetch ${source.ref} from ${source.repository} (${why}): push it there first`
+        };
+    }
+    await writeCommitTree(gitDir, 'refs/fetched', dir, hermeticGitEnvironment());
+    return { dir };
+}
+
 ;// CONCATENATED MODULE: ./src/git/index.ts
+
 
 
 
@@ -54368,87 +54491,6 @@ function failureFingerprint(failures) {
     return hash.digest('hex').slice(0, 16);
 }
 
-;// CONCATENATED MODULE: ./src/git/write-tree.ts
-// A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
-// textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
-// could write under isolation none) runs. The clean checkout that verifies a commit (loop/verify.ts) is made
-// this way: git's own checkout would run whatever filter the agent planted, as the action's user.
-
-
-
-
-/** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
-async function entriesOf(repo, commit, env) {
-    const out = await gitBytes(repo, ['ls-tree', '-r', '-z', '--full-tree', commit], { env });
-    const entries = [];
-    for (const record of splitNul(out)) {
-        const tab = record.indexOf('\t');
-        if (tab === -1)
-            continue;
-        const [mode, , oid] = record.slice(0, tab).split(' ');
-        entries.push({ mode, oid, file: record.slice(tab + 1) });
-    }
-    return entries;
-}
-/** A new file (never an existing one, never through a link), with its bytes. */
-function writeNew(file, bytes, mode) {
-    const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_WRONLY | external_node_fs_.constants.O_CREAT | external_node_fs_.constants.O_EXCL | external_node_fs_.constants.O_NOFOLLOW, mode);
-    try {
-        for (let at = 0; at < bytes.length;)
-            at += (0,external_node_fs_.writeSync)(fd, bytes, at);
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-/**
- * Writes every file of `commit` (read from the repository at `repo`) into `dest`, an empty folder nobody else
- * writes: regular files 0644 or 0755 as git records them, links as links (never followed: every path is
- * created anew), a gitlink as an empty folder. Throws on a path that leaves `dest`.
- */
-async function writeCommitTree(repo, commit, dest, env) {
-    const entries = (await entriesOf(repo, commit, env)).filter(e => e.mode !== '040000');
-    const folders = new Set();
-    const folder = (dir) => {
-        if (dir === '.' || folders.has(dir))
-            return;
-        folder(external_node_path_default().posix.dirname(dir));
-        (0,external_node_fs_.mkdirSync)(onDisk(dest, dir), { mode: 0o755 });
-        folders.add(dir);
-    };
-    const place = (file) => {
-        if (external_node_path_default().relative(dest, external_node_path_default().join(dest, file)).startsWith('..') || external_node_path_default().isAbsolute(file))
-            throw new Error(`the commit names a path outside its tree: ${showPath(file)}`);
-        folder(external_node_path_default().posix.dirname(file));
-        return onDisk(dest, file);
-    };
-    const blobs = entries.filter(e => e.mode !== '160000');
-    for (const e of entries.filter(e => e.mode === '160000'))
-        folder(e.file);
-    if (blobs.length === 0)
-        return 0;
-    const out = await gitBytes(repo, ['cat-file', '--batch'], {
-        env,
-        input: blobs.map(e => `${e.oid}\n`).join('')
-    });
-    let at = 0;
-    for (const e of blobs) {
-        const newline = out.indexOf(0x0a, at);
-        const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ');
-        if (type !== 'blob')
-            throw new Error(`${showPath(e.file)} is not a blob in ${commit}`);
-        const bytes = out.subarray(newline + 1, newline + 1 + Number(size));
-        at = newline + 1 + Number(size) + 1;
-        const full = place(e.file);
-        // A link's target is bytes too.
-        if (e.mode === '120000')
-            (0,external_node_fs_.symlinkSync)(bytes, full);
-        else
-            writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644);
-    }
-    return blobs.length;
-}
-
 ;// CONCATENATED MODULE: ./src/verdict/canaries.ts
 // Canaries: tests the action adds to the clean checkout only, with names and messages drawn at random, so the code
 // under test cannot see them coming. A new file beside the first protected test holds one that must pass and one
@@ -55797,6 +55839,17 @@ async function takeBack(giveBack, env) {
     for (const problem of problems)
         env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
 }
+/** The folder the held-out files are laid from: `holdout-path`, or the ref fetched now into the private folder. */
+async function heldOutFiles(setting, place) {
+    if (setting.ref === undefined)
+        return { from: setting.path ?? '' };
+    if (!place.fetchHoldout)
+        return { problem: `holdout-ref ${setting.ref}: nothing here can fetch it` };
+    const into = external_node_path_default().join(place.folder, 'holdout-ref');
+    (0,external_node_fs_.mkdirSync)(into, { mode: 0o700 });
+    const fetched = await place.fetchHoldout(setting.ref, into);
+    return 'problem' in fetched ? fetched : { from: fetched.dir };
+}
 /**
  * The held-out gates on the clean checkout at `place`: their files laid, judged as the other gates, run as the
  * agent's user (lent, then given back: every process of that user killed). Answers their record and failures.
@@ -55811,13 +55864,16 @@ async function runHoldout(env, setting, place) {
         return { record, failures: [{ name: 'held-out gates', output: lines.join('\n') }], interrupted: false };
     };
     // Said in full: these are the workflow's settings, not the held-out gates' content.
-    const problem = holdoutFolderProblem(setting.path, process.getuid?.() ?? -1, [
+    const files = await heldOutFiles(setting, place);
+    if ('problem' in files)
+        return fail([files.problem]);
+    const problem = holdoutFolderProblem(files.from, process.getuid?.() ?? -1, [
         env.workTree,
         env.workspace.root
     ]);
     if (problem)
         return fail([problem]);
-    const laid = layHoldout(setting.path, place.cwd);
+    const laid = layHoldout(files.from, place.cwd);
     if ('problems' in laid)
         return fail(laid.problems);
     const judges = prepareJudges({
@@ -56086,7 +56142,8 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
                 folder,
                 dir,
                 packageJson,
-                lend: ports.lend
+                lend: ports.lend,
+                fetchHoldout: ports.fetchHoldout
             });
             verification.holdout = held.record;
             failures.push(...held.failures);
@@ -62965,9 +63022,10 @@ function readBudgetSetting(given, mode) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/holdout-inputs.ts
-// Held-out gates as inputs (#37): `holdout` (gate commands, one a line, as `checks`), `holdout-path` (the folder
-// of their files, the action's user's only) and `holdout-feedback` (`none` or `full`). A problem is one line naming
-// the input and the fix; the caller throws it as its InputError. The folder itself is checked at planning.
+// Held-out gates as inputs (#37): `holdout` (gate commands, one a line, as `checks`), where their files wait —
+// `holdout-path` (a folder of the action's user's only) or `holdout-ref` (a ref of the repository, fetched only at
+// the clean verification) — and `holdout-feedback` (`none` or `full`). A problem is one line naming the input and
+// the fix; the caller throws it as its InputError. The folder itself is checked at planning.
 
 
 const FOLDER = 'a folder outside the workspace that only the action’s user can read, filled by an earlier step (e.g. mkdir -m 700 "$RUNNER_TEMP/holdout")';
@@ -62977,17 +63035,35 @@ function readHoldout(given) {
     if (feedback !== 'none' && feedback !== 'full')
         return { problem: `Input 'holdout-feedback' must be none or full, got '${feedback}'.` };
     if (given.commands.length === 0) {
-        if (given.path !== undefined)
+        const source = given.path !== undefined ? 'holdout-path' : given.ref !== undefined ? 'holdout-ref' : undefined;
+        if (source)
             return {
-                problem: "Input 'holdout-path' is set but 'holdout' is empty: give the held-out gate commands, one a line."
+                problem: `Input '${source}' is set but 'holdout' is empty: give the held-out gate commands, one a line.`
             };
         return {};
     }
+    if (given.path !== undefined && given.ref !== undefined)
+        return {
+            problem: "Inputs 'holdout-path' and 'holdout-ref' are both set: give one source of held-out files."
+        };
+    if (given.ref !== undefined) {
+        if (!isRefName(given.ref))
+            return {
+                problem: `Input 'holdout-ref' must be a full ref name such as refs/ralph/holdout, got '${given.ref}'.`
+            };
+        return { holdout: { commands: given.commands, ref: given.ref, feedback } };
+    }
     if (given.path === undefined)
-        return { problem: `Input 'holdout' needs 'holdout-path': ${FOLDER}.` };
+        return {
+            problem: `Input 'holdout' needs 'holdout-path' (${FOLDER}) or 'holdout-ref' (a ref such as refs/ralph/holdout).`
+        };
     if (!external_node_path_default().isAbsolute(given.path))
         return { problem: `Input 'holdout-path' must be an absolute path, got '${given.path}': ${FOLDER}.` };
     return { holdout: { commands: given.commands, path: external_node_path_default().normalize(given.path), feedback } };
+}
+/** A full ref name git would take (check-ref-format's rules, without `@{`, `*` or a leading dash). */
+function isRefName(ref) {
+    return /^refs\/[A-Za-z0-9._/-]+$/.test(ref) && !/\.\.|\/\/|\/\.|\.lock(\/|$)|[/.]$/.test(ref);
 }
 /**
  * The held-out gates this job runs (none where they do not run: the agent job of two), named apart from `checks`;
@@ -63005,13 +63081,16 @@ function holdoutSetting(input, here, checks, outside) {
         };
     if (here.runsAgent && here.isolation === 'none')
         return {
-            problem: "Input 'holdout' needs the agent to run as its own user (isolation: auto or user): with isolation: none it runs as the job's user and can read holdout-path."
+            problem: `Input 'holdout' needs the agent to run as its own user (isolation: auto or user): with isolation: none it runs as the job's user and can read ${input.ref !== undefined ? "the job's token, and with it holdout-ref" : 'holdout-path'}.`
         };
-    const problem = holdoutFolderProblem(input.path, process.getuid?.() ?? -1, outside);
-    if (problem)
-        return { problem: `Input 'holdout-path': ${problem}.` };
+    const source = input.ref !== undefined ? { ref: input.ref } : { path: input.path ?? '' };
+    if ('path' in source) {
+        const problem = holdoutFolderProblem(source.path, process.getuid?.() ?? -1, outside);
+        if (problem)
+            return { problem: `Input 'holdout-path': ${problem}.` };
+    }
     return {
-        setting: { checks: addedChecks(input.commands, checks), path: input.path, feedback: input.feedback }
+        setting: { checks: addedChecks(input.commands, checks), ...source, feedback: input.feedback }
     };
 }
 /**
@@ -63021,7 +63100,8 @@ function holdoutSetting(input, here, checks, outside) {
 function holdoutFallbackRefusal(holdout, runsAgent, why) {
     if (!holdout || !runsAgent)
         return undefined;
-    return `holdout needs the agent to run as its own user, which is not possible here: ${why}. As the job's user it could read holdout-path.`;
+    const reads = holdout.ref !== undefined ? "the job's token, and with it holdout-ref" : 'holdout-path';
+    return `holdout needs the agent to run as its own user, which is not possible here: ${why}. As the job's user it could read ${reads}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/action/inputs.ts
@@ -63305,6 +63385,7 @@ function readInputs(env = process.env) {
         holdout: holdoutInput({
             commands: read.lines('holdout'),
             path: read.text('holdout-path'),
+            ref: read.text('holdout-ref'),
             feedback: read.text('holdout-feedback')
         }),
         installAgent: installAgentInput(read.text('install-agent')),
@@ -65711,6 +65792,70 @@ function annotations_isFile(file) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/action/holdout-ref.ts
+// Held-out gates from a ref (#37, `holdout-ref`): the agent's user holds no token (isolation) and reaches only the
+// model proxy, so a ref of a private repository is out of its reach; it is fetched by the action's user only at
+// the clean verification, after the checkout is given back. Refused at the start where the agent could read it
+// anyway: the workspace's own repository holds it, or the repository is public and the agent's network reaches
+// GitHub. The same ref is checked to exist then, before any agent spends.
+
+
+
+function source(plan) {
+    const { owner, repo } = plan.context.repo;
+    return {
+        auth: { token: plan.inputs.githubToken, serverUrl: plan.context.serverUrl },
+        repository: `${owner}/${repo}`
+    };
+}
+/** The verification's port that fetches the held-out ref (none when the held-out gates have no ref here). */
+function holdoutFetcher(plan) {
+    if (plan.config.holdout?.ref === undefined)
+        return {};
+    return { fetchHoldout: (ref, into) => fetchTree({ ...source(plan), ref }, into) };
+}
+/** A host's last two labels: github.com for api.github.com and codeload.github.com alike. */
+const site = (host) => host.toLowerCase().split('.').slice(-2).join('.');
+/**
+ * Whether the agent's network reaches the repository's server: no proxy (nothing limits it), `open`, or an
+ * allowed host of the server's site or GitHub's raw-content site (which serves any ref of a public repository).
+ */
+function agentReachesGitHub(plan) {
+    const proxy = plan.config.modelProxy;
+    if (!proxy || proxy.network === 'open')
+        return true;
+    const server = site(new URL(plan.context.serverUrl).hostname);
+    return (proxy.allowedHosts ?? []).some(allowed => [server, 'githubusercontent.com'].includes(site(allowed)));
+}
+/**
+ * Why this job may not take its held-out gates from `holdout-ref` (one line), or undefined; `workTree` is the
+ * workspace's repository, read by the action's hermetic git (nothing of the tree runs).
+ */
+async function holdoutRefRefusal(plan, workTree) {
+    // The input, not the setting: the agent job of two never holds the gates, but its agent must not reach the ref.
+    const ref = plan.inputs.holdout?.ref;
+    if (ref === undefined)
+        return undefined;
+    const runsAgent = jobKind(plan.inputs).runsAgent;
+    const repository = plan.context.payload.repository;
+    if (runsAgent && repository?.private === false && agentReachesGitHub(plan))
+        return `holdout-ref ${ref}: this repository is public and the agent's network reaches GitHub (no model proxy, agent-network open, or a GitHub host in allowed-hosts), so the agent could fetch the held-out ref itself. Use agent-network model-only, or holdout-path filled from a private source.`;
+    const held = await new repo_GitRepo(workTree).exec(['for-each-ref', '--format=%(refname)', ref], { probe: true });
+    if (runsAgent && held.stdout.trim() !== '')
+        return `holdout-ref ${ref} is in the workspace's repository, where the agent can read it: fetch only the branches the loop needs (actions/checkout does by default) and delete it there (git update-ref -d ${ref}).`;
+    const { auth, repository: name } = source(plan);
+    const listed = await new repo_GitRepo(workTree).exec(['ls-remote', '--end-of-options', repositoryUrl(auth.serverUrl, name), ref], { probe: true, config: authConfig(auth) });
+    const line = listed.stdout.split('\n').find(l => l.endsWith(`\t${ref}`));
+    if (listed.exitCode !== 0 || line === undefined)
+        return `holdout-ref ${ref} is not on ${name}${listed.exitCode !== 0 ? ` (git ls-remote exited ${listed.exitCode})` : ''}: push the held-out tests there first, e.g. git push origin HEAD:${ref} from a private clone.`;
+    // Its commit fetched into the workspace before (then the ref deleted) is readable there all the same.
+    const sha = line.split('\t')[0];
+    const present = await new repo_GitRepo(workTree).exec(['cat-file', '-e', `${sha}^{commit}`], { probe: true });
+    if (runsAgent && present.exitCode === 0)
+        return `holdout-ref ${ref}: its commit ${sha.slice(0, 12)} is in the workspace's repository, where the agent can read it: check out without it (a fresh actions/checkout does not fetch refs/ralph/*).`;
+    return undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/action/contain.ts
 // The loop, contained. Its processes (the agent, the ralph's commands, the checks) run as the agent's own user
 // wherever the runner allows it, with the job's environment minus secrets and the runner's file commands; what
@@ -65722,6 +65867,7 @@ function annotations_isFile(file) {
 //   3. the loop;
 //   4. every process of the loop killed: those carrying the run's mark, and every process of the agent's uid;
 //   5. the work tree given back, .git put back, the runner's files cut back, and the credential returned.
+
 
 
 
@@ -65864,7 +66010,8 @@ run = runLoop) {
                 verify: {
                     gitEnv: hermeticGitEnvironment(),
                     tempDir: process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(),
-                    ...(isolated ? { lend: (dir) => isolated.lend(dir) } : {})
+                    ...(isolated ? { lend: (dir) => isolated.lend(dir) } : {}),
+                    ...holdoutFetcher(plan)
                 }
             }), allow);
         }
@@ -66839,6 +66986,7 @@ function carryOf(resumed, context) {
 
 
 
+
 /** The repository's top folder for the project root; throws a one-line error outside a repository. */
 async function workTreeOf(projectRoot) {
     const top = await new repo_GitRepo(projectRoot).exec(['rev-parse', '--show-toplevel'], { probe: true });
@@ -66935,7 +67083,7 @@ async function prepare(planned, resumed) {
         return cannotStart(`Cannot resume run ${resumed.continuation.runId}: ${refused}. No agent ran.`);
     }
     // What delivery will need is asked now, while a refusal costs no agent's run.
-    const undeliverable = await deliveryRefusal(plan, workTree, branch, clients);
+    const undeliverable = (await deliveryRefusal(plan, workTree, branch, clients)) ?? (await holdoutRefRefusal(plan, workTree));
     if (undeliverable) {
         await restoreIdentity(identity);
         await restoreCheckout(workTree, branch);

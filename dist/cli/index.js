@@ -15912,7 +15912,7 @@ function safeDirectories() {
  * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
  * no prompt; `config` is added as command-line config.
  */
-function hermeticGitEnvironment(config = [], base = process.env) {
+function git_env_hermeticGitEnvironment(config = [], base = process.env) {
     const env = {};
     for (const name of Object.keys(base))
         if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
@@ -16900,7 +16900,7 @@ class repo_GitRepo {
     }
     /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
     async exec(args, options = {}) {
-        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
+        const env = { ...options.env, ...git_env_hermeticGitEnvironment(options.config) };
         const result = await runGit(args, {
             cwd: this.dir,
             env,
@@ -16914,7 +16914,7 @@ class repo_GitRepo {
     /** Hermetic, like exec: stdout whole as bytes (blobs, -z listings), `input` on stdin; a failure rejects. */
     bytes(args, input) {
         return gitBytes(this.dir, args, {
-            env: hermeticGitEnvironment(),
+            env: git_env_hermeticGitEnvironment(),
             ...(input !== undefined ? { input } : {})
         });
     }
@@ -17054,7 +17054,7 @@ function auth_authConfig(auth) {
     ];
 }
 /** The clone URL of `owner/repo` on the server, as actions/checkout builds it (no credentials in it). */
-function repositoryUrl(serverUrl, repository) {
+function auth_repositoryUrl(serverUrl, repository) {
     if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
         throw new Error(`'${repository}' is not a repository name of the form owner/repo`);
     return `${new URL(serverUrl).origin}/${repository}`;
@@ -17109,7 +17109,7 @@ async function pushBranch(workTree, options) {
         (options.ref ? undefined : await repo.commitOf('HEAD'));
     if (!sha)
         throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
-    const url = repositoryUrl(options.serverUrl, options.repository);
+    const url = auth_repositoryUrl(options.serverUrl, options.repository);
     const owned = options.target !== undefined || branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
     const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
     const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
@@ -17126,7 +17126,7 @@ async function pushBranch(workTree, options) {
         const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
             cwd: scratch.gitDir,
             // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
-            env: hermeticGitEnvironment([
+            env: git_env_hermeticGitEnvironment([
                 ['core.hooksPath', scratch.hooks],
                 // Belt and braces: no rewrite of our URL, wherever one might come from.
                 [`url.${url}.insteadOf`, url],
@@ -18068,7 +18068,130 @@ async function restoreGitDir(snapshot) {
     return [...changed];
 }
 
+;// CONCATENATED MODULE: ./src/git/write-tree.ts
+// A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
+// textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
+// could write under isolation none) runs. The clean checkout that verifies a commit (loop/verify.ts) is made
+// this way: git's own checkout would run whatever filter the agent planted, as the action's user.
+
+
+
+
+/** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
+async function entriesOf(repo, commit, env) {
+    const out = await gitBytes(repo, ['ls-tree', '-r', '-z', '--full-tree', commit], { env });
+    const entries = [];
+    for (const record of tree_path_splitNul(out)) {
+        const tab = record.indexOf('\t');
+        if (tab === -1)
+            continue;
+        const [mode, , oid] = record.slice(0, tab).split(' ');
+        entries.push({ mode, oid, file: record.slice(tab + 1) });
+    }
+    return entries;
+}
+/** A new file (never an existing one, never through a link), with its bytes. */
+function writeNew(file, bytes, mode) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL | external_node_fs_namespaceObject.constants.O_NOFOLLOW, mode);
+    try {
+        for (let at = 0; at < bytes.length;)
+            at += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, at);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/**
+ * Writes every file of `commit` (read from the repository at `repo`) into `dest`, an empty folder nobody else
+ * writes: regular files 0644 or 0755 as git records them, links as links (never followed: every path is
+ * created anew), a gitlink as an empty folder. Throws on a path that leaves `dest`.
+ */
+async function write_tree_writeCommitTree(repo, commit, dest, env) {
+    const entries = (await entriesOf(repo, commit, env)).filter(e => e.mode !== '040000');
+    const folders = new Set();
+    const folder = (dir) => {
+        if (dir === '.' || folders.has(dir))
+            return;
+        folder(external_node_path_default().posix.dirname(dir));
+        (0,external_node_fs_namespaceObject.mkdirSync)(onDisk(dest, dir), { mode: 0o755 });
+        folders.add(dir);
+    };
+    const place = (file) => {
+        if (external_node_path_default().relative(dest, external_node_path_default().join(dest, file)).startsWith('..') || external_node_path_default().isAbsolute(file))
+            throw new Error(`the commit names a path outside its tree: ${showPath(file)}`);
+        folder(external_node_path_default().posix.dirname(file));
+        return onDisk(dest, file);
+    };
+    const blobs = entries.filter(e => e.mode !== '160000');
+    for (const e of entries.filter(e => e.mode === '160000'))
+        folder(e.file);
+    if (blobs.length === 0)
+        return 0;
+    const out = await gitBytes(repo, ['cat-file', '--batch'], {
+        env,
+        input: blobs.map(e => `${e.oid}\n`).join('')
+    });
+    let at = 0;
+    for (const e of blobs) {
+        const newline = out.indexOf(0x0a, at);
+        const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ');
+        if (type !== 'blob')
+            throw new Error(`${showPath(e.file)} is not a blob in ${commit}`);
+        const bytes = out.subarray(newline + 1, newline + 1 + Number(size));
+        at = newline + 1 + Number(size) + 1;
+        const full = place(e.file);
+        // A link's target is bytes too.
+        if (e.mode === '120000')
+            (0,external_node_fs_namespaceObject.symlinkSync)(bytes, full);
+        else
+            writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644);
+    }
+    return blobs.length;
+}
+
+;// CONCATENATED MODULE: ./src/git/fetch-tree.ts
+// The files of one ref of the repository, fetched by the action's own git (hermetic, its credentials for this one
+// command) into a new private repository, and written out from the object store (write-tree.ts: no checkout, so
+// no filter, attribute or hook of that tree runs). Held-out gates (#37) take their files from here.
+
+
+
+
+
+
+/**
+ * Writes the files of `source.ref`'s commit into `into`/files (`into`: an empty folder of the action's user's);
+ * answers that folder, or the problem in one line.
+ */
+async function fetchTree(source, into) {
+    const gitDir = path.join(into, 'git');
+    const dir = path.join(into, 'files');
+    mkdirSync(gitDir, { mode: 0o700 });
+    mkdirSync(dir, { mode: 0o700 });
+    const repo = new GitRepo(gitDir);
+    await repo.exec(['init', '--quiet', '--bare']);
+    const fetched = await repo.exec([
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        '--depth=1',
+        '--end-of-options',
+        repositoryUrl(source.auth.serverUrl, source.repository),
+        `+${source.ref}:refs/fetched`
+    ], { probe: true, config: authConfig(source.auth) });
+    if (fetched.exitCode !== 0) {
+        const why = fetched.stderr.trim().split('\n').pop() ?? `git exited ${fetched.exitCode}`;
+        return {
+            problem: `could not fetch ${source.ref} from ${source.repository} (${why}): push it there first`
+        };
+    }
+    await writeCommitTree(gitDir, 'refs/fetched', dir, hermeticGitEnvironment());
+    return { dir };
+}
+
 ;// CONCATENATED MODULE: ./src/git/index.ts
+
 
 
 
@@ -22370,87 +22493,6 @@ function failureFingerprint(failures) {
     return hash.digest('hex').slice(0, 16);
 }
 
-;// CONCATENATED MODULE: ./src/git/write-tree.ts
-// A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
-// textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
-// could write under isolation none) runs. The clean checkout that verifies a commit (loop/verify.ts) is made
-// this way: git's own checkout would run whatever filter the agent planted, as the action's user.
-
-
-
-
-/** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
-async function entriesOf(repo, commit, env) {
-    const out = await gitBytes(repo, ['ls-tree', '-r', '-z', '--full-tree', commit], { env });
-    const entries = [];
-    for (const record of tree_path_splitNul(out)) {
-        const tab = record.indexOf('\t');
-        if (tab === -1)
-            continue;
-        const [mode, , oid] = record.slice(0, tab).split(' ');
-        entries.push({ mode, oid, file: record.slice(tab + 1) });
-    }
-    return entries;
-}
-/** A new file (never an existing one, never through a link), with its bytes. */
-function writeNew(file, bytes, mode) {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL | external_node_fs_namespaceObject.constants.O_NOFOLLOW, mode);
-    try {
-        for (let at = 0; at < bytes.length;)
-            at += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, at);
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-/**
- * Writes every file of `commit` (read from the repository at `repo`) into `dest`, an empty folder nobody else
- * writes: regular files 0644 or 0755 as git records them, links as links (never followed: every path is
- * created anew), a gitlink as an empty folder. Throws on a path that leaves `dest`.
- */
-async function writeCommitTree(repo, commit, dest, env) {
-    const entries = (await entriesOf(repo, commit, env)).filter(e => e.mode !== '040000');
-    const folders = new Set();
-    const folder = (dir) => {
-        if (dir === '.' || folders.has(dir))
-            return;
-        folder(external_node_path_default().posix.dirname(dir));
-        (0,external_node_fs_namespaceObject.mkdirSync)(onDisk(dest, dir), { mode: 0o755 });
-        folders.add(dir);
-    };
-    const place = (file) => {
-        if (external_node_path_default().relative(dest, external_node_path_default().join(dest, file)).startsWith('..') || external_node_path_default().isAbsolute(file))
-            throw new Error(`the commit names a path outside its tree: ${showPath(file)}`);
-        folder(external_node_path_default().posix.dirname(file));
-        return onDisk(dest, file);
-    };
-    const blobs = entries.filter(e => e.mode !== '160000');
-    for (const e of entries.filter(e => e.mode === '160000'))
-        folder(e.file);
-    if (blobs.length === 0)
-        return 0;
-    const out = await gitBytes(repo, ['cat-file', '--batch'], {
-        env,
-        input: blobs.map(e => `${e.oid}\n`).join('')
-    });
-    let at = 0;
-    for (const e of blobs) {
-        const newline = out.indexOf(0x0a, at);
-        const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ');
-        if (type !== 'blob')
-            throw new Error(`${showPath(e.file)} is not a blob in ${commit}`);
-        const bytes = out.subarray(newline + 1, newline + 1 + Number(size));
-        at = newline + 1 + Number(size) + 1;
-        const full = place(e.file);
-        // A link's target is bytes too.
-        if (e.mode === '120000')
-            (0,external_node_fs_namespaceObject.symlinkSync)(bytes, full);
-        else
-            writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644);
-    }
-    return blobs.length;
-}
-
 ;// CONCATENATED MODULE: ./src/verdict/canaries.ts
 // Canaries: tests the action adds to the clean checkout only, with names and messages drawn at random, so the code
 // under test cannot see them coming. A new file beside the first protected test holds one that must pass and one
@@ -23799,6 +23841,17 @@ async function takeBack(giveBack, env) {
     for (const problem of problems)
         env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
 }
+/** The folder the held-out files are laid from: `holdout-path`, or the ref fetched now into the private folder. */
+async function heldOutFiles(setting, place) {
+    if (setting.ref === undefined)
+        return { from: setting.path ?? '' };
+    if (!place.fetchHoldout)
+        return { problem: `holdout-ref ${setting.ref}: nothing here can fetch it` };
+    const into = external_node_path_default().join(place.folder, 'holdout-ref');
+    (0,external_node_fs_namespaceObject.mkdirSync)(into, { mode: 0o700 });
+    const fetched = await place.fetchHoldout(setting.ref, into);
+    return 'problem' in fetched ? fetched : { from: fetched.dir };
+}
 /**
  * The held-out gates on the clean checkout at `place`: their files laid, judged as the other gates, run as the
  * agent's user (lent, then given back: every process of that user killed). Answers their record and failures.
@@ -23813,13 +23866,16 @@ async function runHoldout(env, setting, place) {
         return { record, failures: [{ name: 'held-out gates', output: lines.join('\n') }], interrupted: false };
     };
     // Said in full: these are the workflow's settings, not the held-out gates' content.
-    const problem = holdoutFolderProblem(setting.path, process.getuid?.() ?? -1, [
+    const files = await heldOutFiles(setting, place);
+    if ('problem' in files)
+        return fail([files.problem]);
+    const problem = holdoutFolderProblem(files.from, process.getuid?.() ?? -1, [
         env.workTree,
         env.workspace.root
     ]);
     if (problem)
         return fail([problem]);
-    const laid = layHoldout(setting.path, place.cwd);
+    const laid = layHoldout(files.from, place.cwd);
     if ('problems' in laid)
         return fail(laid.problems);
     const judges = prepareJudges({
@@ -24010,7 +24066,7 @@ async function verify_verifyCommit(env, iteration, commit, base, ports = {}, cou
         // No checkout by git: its smudge filters and attributes are the tree's (and, under isolation none, a
         // .git/config the agent may have written); the files come straight from the object store instead.
         await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git);
-        await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv);
+        await write_tree_writeCommitTree(repoRoot, commit, checkout, ports.gitEnv);
         await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout });
         const unlike = await applyCloneAttributes(checkout, commit, ports.gitEnv);
         // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
@@ -24088,7 +24144,8 @@ async function verify_verifyCommit(env, iteration, commit, base, ports = {}, cou
                 folder,
                 dir,
                 packageJson,
-                lend: ports.lend
+                lend: ports.lend,
+                fetchHoldout: ports.fetchHoldout
             });
             verification.holdout = held.record;
             failures.push(...held.failures);
@@ -28122,7 +28179,7 @@ class LedgerStore {
         const problem = ledgerRefProblem(options.ref ?? DEFAULT_LEDGER_REF);
         if (problem)
             throw new store_LedgerError(`The ledger ref '${options.ref}' cannot be used: ${problem}.`);
-        repositoryUrl(options.serverUrl, options.repository);
+        auth_repositoryUrl(options.serverUrl, options.repository);
         const root = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-ledger-'));
         const dir = external_node_path_default().join(root, 'git');
         const repo = new repo_GitRepo(root);
@@ -28157,7 +28214,7 @@ class LedgerStore {
         throw new store_LedgerError(`${this.where} could not be read: ${fetched.transient} (tried ${timing.attempts} times).`);
     }
     async fetchTip() {
-        const url = repositoryUrl(this.options.serverUrl, this.options.repository);
+        const url = auth_repositoryUrl(this.options.serverUrl, this.options.repository);
         const result = await this.repo.exec([
             'fetch',
             '--quiet',
@@ -28263,7 +28320,7 @@ class LedgerStore {
             ['user.email', GITHUB_ACTIONS_IDENTITY.email]
         ];
         const out = await gitBytes(this.repo.dir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-F', '-'], {
-            env: hermeticGitEnvironment(identity),
+            env: git_env_hermeticGitEnvironment(identity),
             input: message
         });
         return out.toString('utf8').trim();
