@@ -22,6 +22,7 @@ const MEASUREMENTS = {
   proxy: './proxy.mjs',
   hunt: './hunt.mjs',
   verify: './verify.mjs',
+  verdict: './verdict.mjs',
   protected: './protected.mjs',
   'tree-scan': './tree-scan.mjs',
   'two-jobs': './two-jobs.mjs',
