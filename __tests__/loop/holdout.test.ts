@@ -268,3 +268,40 @@ test('held-out gates stopped by the run’s end are not called failed: the stop 
   expect(stop('failed')?.detail).toContain('but a held-out gate failed; held-out gates run once')
   expect(stop('interrupted')).toBeUndefined()
 })
+
+test('code that rewrites a held-out test file before the runner loads it, and puts its bytes back after, fails the held-out gate', async () => {
+  // Loaded by a.test.js, calc.js rewrites b.test.js to compute the answer itself; loaded by that b.test.js, it
+  // writes b's bytes back (canary and all): the bytes after the run are the laid ones.
+  project(
+    [
+      'const fs = require("fs"), p = require("path");',
+      'const b = p.join(__dirname, "holdout", "b.test.js"), s = p.join(__dirname, ".stash");',
+      'const caller = (module.parent && module.parent.filename) || "";',
+      'if (caller.endsWith("a.test.js")) { const t = fs.readFileSync(b, "utf8"); fs.writeFileSync(s, t); fs.writeFileSync(b, t.split("add(").join("((x, y) => x + y)(")) }',
+      'if (caller.endsWith("b.test.js") && fs.existsSync(s)) { fs.writeFileSync(b, fs.readFileSync(s)); fs.unlinkSync(s) }',
+      'exports.add = (a, b2) => (a === 1 && b2 === 2 ? 3 : 0)'
+    ].join(' ')
+  )
+  const holdout = heldOut('full')
+  writeFileSync(
+    path.join(holdout.path, 'holdout', 'a.test.js'),
+    "const test = require('node:test')\nrequire('../calc.js')\ntest('loads', () => {})\n"
+  )
+  writeFileSync(
+    path.join(holdout.path, 'holdout', 'b.test.js'),
+    readFileSync(path.join(holdout.path, 'holdout', 'more.test.js'))
+  )
+  writeFileSync(
+    path.join(holdout.path, 'holdout', 'more.test.js'),
+    "require('node:test')('nothing', () => {})\n"
+  )
+  holdout.checks[0].run = 'node --test --test-concurrency=1 holdout/'
+  const { result } = await h.run({ maxIterations: 1, commit: true, completionTag: '', holdout })
+  expect([result.stopReason, result.stopDetail]).toEqual([
+    'verify_failed',
+    expect.stringContaining('but a held-out gate failed')
+  ])
+  expect(result.verification?.holdout?.passed).toBe(false)
+  // Every held-out test passed: only the check that they ran as laid (bytes back or not) can refuse it.
+  expect(result.verification?.holdout?.runs?.map(run => run.passed)).toEqual([true])
+})

@@ -112,6 +112,12 @@ export function layHoldout(from: string, project: string): Laid {
   return problems.length > 0 ? { problems } : { files }
 }
 
+/** A file's identity and last change (inode, ctime: no user can set it back), or '' when it is gone. */
+function stamp(file: string): string {
+  const stat = lstatSync(file, { bigint: true, throwIfNoEntry: false })
+  return stat ? `${stat.dev}:${stat.ino}:${stat.ctimeNs}` : ''
+}
+
 function lstatOrUndefined(file: string): ReturnType<typeof lstatSync> | undefined {
   try {
     return lstatSync(file)
@@ -198,10 +204,14 @@ export async function runHoldout(
   if (full) for (const message of judges.notes) env.emit({ type: 'warning', message })
   const logs = full ? place.dir : path.join(place.folder, 'holdout')
   const giveBack = await place.lend?.(place.checkout)
+  // Stamped once lent: a write put back before the run's end (bytes as laid) still moves the file's ctime.
+  const stamps = new Map([...laid.files.keys()].map(file => [file, stamp(path.join(place.cwd, file))]))
   let outcome
+  let touched: string[]
   try {
     env.onPhase('check')
     outcome = await runChecks(judges.checks, { ...gateContext(env, {}, place.cwd, logs), folder: 'holdout' })
+    touched = [...stamps].filter(([file, was]) => stamp(path.join(place.cwd, file)) !== was).map(([f]) => f)
   } finally {
     env.onPhase(undefined)
     await takeBack(giveBack, env)
@@ -210,7 +220,7 @@ export async function runHoldout(
   // The code under test could read them, and as their owner rewrite them: a held-out file must be as laid.
   const changed = [...laid.files].filter(([file, bytes]) => {
     const now = lstatOrUndefined(path.join(place.cwd, file))
-    if (!now?.isFile()) return true
+    if (!now?.isFile() || touched.includes(file)) return true
     return !readFileSync(path.join(place.cwd, file)).equals(bytes) && !judges.canaryOnly(file)
   })
   const runs = outcome.runs.map((run, i) => ({ ...run, run: setting.checks[i].run }))
