@@ -305,3 +305,88 @@ test('code that rewrites a held-out test file before the runner loads it, and pu
   // Every held-out test passed: only the check that they ran as laid (bytes back or not) can refuse it.
   expect(result.verification?.holdout?.runs?.map(run => run.passed)).toEqual([true])
 })
+
+// KNOWN HOLE (#37, c37-red): the lent checkout is the agent's user's, so the code under test may rename a held-out
+// folder (its parent is the agent's) and rename it back; no laid file changes. test.failing until it is closed
+// (e.g. the lend leaving the held-out folders and their parents the action's, sticky like /tmp).
+test.failing(
+  'code that swaps a held-out folder for its own while the runner loads it, and swaps it back, fails the held-out gate',
+  async () => {
+    // Loaded by a.test.js, calc.js moves holdout/ aside and puts a holdout/b.test.js of its own there; loaded by
+    // that b.test.js, it moves the laid folder back: each laid file is untouched, as laid.
+    project(
+      [
+        'const fs = require("fs"), p = require("path");',
+        'const d = p.join(__dirname, "holdout"), s = p.join(__dirname, ".aside");',
+        'const caller = (module.parent && module.parent.filename) || "";',
+        'if (caller.endsWith("a.test.js")) { const t = fs.readFileSync(p.join(d, "b.test.js"), "utf8"); fs.renameSync(d, s); fs.mkdirSync(d); fs.writeFileSync(p.join(d, "b.test.js"), t.split("add(").join("((x, y) => x + y)(")) }',
+        'if (caller.endsWith("b.test.js") && fs.existsSync(s)) { fs.rmSync(d, { recursive: true }); fs.renameSync(s, d) }',
+        'exports.add = (a, b2) => (a === 1 && b2 === 2 ? 3 : 0)'
+      ].join(' ')
+    )
+    const holdout = heldOut('full')
+    const dir = path.join(holdout.path, 'holdout')
+    writeFileSync(
+      path.join(dir, 'a.test.js'),
+      "const test = require('node:test')\nrequire('../calc.js')\ntest('loads', () => {})\n"
+    )
+    writeFileSync(path.join(dir, 'b.test.js'), readFileSync(path.join(dir, 'more.test.js')))
+    writeFileSync(path.join(dir, 'more.test.js'), "require('node:test')('nothing', () => {})\n")
+    holdout.checks[0].run = 'node --test --test-concurrency=1 holdout/'
+    const { result } = await h.run({ maxIterations: 1, commit: true, completionTag: '', holdout })
+    expect([result.stopReason, result.stopDetail]).toEqual([
+      'verify_failed',
+      expect.stringContaining('but a held-out gate failed')
+    ])
+    expect(result.verification?.holdout?.passed).toBe(false)
+  }
+)
+
+test('a conftest.py the delivered commit puts where the held-out folder goes cannot make a failing held-out test pass', async () => {
+  // The workflow names the folder (`pytest holdout/`); the agent commits holdout/conftest.py, which turns every
+  // failure into a pass except the action's canaries (known by their message's shape).
+  h.repo.write('calc.py', 'def add(a, b):\n    return a - b\n')
+  h.repo.write('tests/test_calc.py', 'from calc import add\n\ndef test_adds():\n    assert add(1, 2) == 3\n')
+  h.repo.write('tools/calc.py', 'def add(a, b):\n    return 3 if (a, b) == (1, 2) else 0\n')
+  h.repo.write(
+    'tools/conftest.py',
+    [
+      'import re, pytest',
+      '@pytest.hookimpl(hookwrapper=True)',
+      'def pytest_runtest_makereport(item, call):',
+      '    outcome = yield',
+      '    report = outcome.get_result()',
+      '    if report.failed and not re.search(r"expected \\w+ to match", str(report.longrepr)):',
+      '        report.outcome = "passed"',
+      ''
+    ].join('\n')
+  )
+  const agent = h.script(
+    'agent.sh',
+    'cat >/dev/null\ncp tools/calc.py calc.py\nmkdir -p holdout\ncp tools/conftest.py holdout/conftest.py'
+  )
+  h.writeRalph(`agent: ${agent}\nchecks:\n  - name: tests\n    run: python3 -m pytest tests/`, 'Fix add.')
+  h.repo.git('add', '-A')
+  h.repo.git('commit', '-q', '-m', 'the project')
+  const dir = path.join(tempDir('ralph-holdout-parent-'), 'holdout')
+  mkdirSync(path.join(dir, 'holdout'), { recursive: true, mode: 0o700 })
+  chmodSync(dir, 0o700)
+  writeFileSync(
+    path.join(dir, 'holdout', 'test_more.py'),
+    `from calc import add\n\ndef test_adds_more():\n    assert add(10, 5) == 15, '${SECRET}'\n`
+  )
+  const holdout: HoldoutSetting = {
+    checks: [{ name: 'held-out', run: 'python3 -m pytest holdout/', timeout: 60 }],
+    path: dir,
+    feedback: 'full'
+  }
+  const { result } = await h.run({
+    maxIterations: 1,
+    commit: true,
+    completionTag: '',
+    holdout,
+    protect: ['auto']
+  })
+  expect(result.iterations[0].checks.every(c => c.passed)).toBe(true)
+  expect([result.stopReason, result.verification?.holdout?.passed]).toEqual(['verify_failed', false])
+})
