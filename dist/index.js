@@ -55824,6 +55824,11 @@ function layHoldout(from, project) {
     walk('');
     return problems.length > 0 ? { problems } : { files };
 }
+/** A file's identity and last change (inode, ctime: no user can set it back), or '' when it is gone. */
+function holdout_stamp(file) {
+    const stat = (0,external_node_fs_.lstatSync)(file, { bigint: true, throwIfNoEntry: false });
+    return stat ? `${stat.dev}:${stat.ino}:${stat.ctimeNs}` : '';
+}
 function lstatOrUndefined(file) {
     try {
         return (0,external_node_fs_.lstatSync)(file);
@@ -55889,10 +55894,14 @@ async function runHoldout(env, setting, place) {
             env.emit({ type: 'warning', message });
     const logs = full ? place.dir : external_node_path_default().join(place.folder, 'holdout');
     const giveBack = await place.lend?.(place.checkout);
+    // Stamped once lent: a write put back before the run's end (bytes as laid) still moves the file's ctime.
+    const stamps = new Map([...laid.files.keys()].map(file => [file, holdout_stamp(external_node_path_default().join(place.cwd, file))]));
     let outcome;
+    let touched;
     try {
         env.onPhase('check');
         outcome = await runChecks(judges.checks, { ...gateContext(env, {}, place.cwd, logs), folder: 'holdout' });
+        touched = [...stamps].filter(([file, was]) => holdout_stamp(external_node_path_default().join(place.cwd, file)) !== was).map(([f]) => f);
     }
     finally {
         env.onPhase(undefined);
@@ -55902,7 +55911,7 @@ async function runHoldout(env, setting, place) {
     // The code under test could read them, and as their owner rewrite them: a held-out file must be as laid.
     const changed = [...laid.files].filter(([file, bytes]) => {
         const now = lstatOrUndefined(external_node_path_default().join(place.cwd, file));
-        if (!now?.isFile())
+        if (!now?.isFile() || touched.includes(file))
             return true;
         return !(0,external_node_fs_.readFileSync)(external_node_path_default().join(place.cwd, file)).equals(bytes) && !judges.canaryOnly(file);
     });
