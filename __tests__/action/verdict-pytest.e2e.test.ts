@@ -3,7 +3,7 @@
 // `prToday`): it flips to `test` once the verdict stops it. What no gate sees is flagged for review.
 import { expect, test } from '@jest/globals'
 import { heldOutFolders } from './holdout-folder.js'
-import { CHEATS, cheatTests, honestTest, runCorpus } from './verdict-corpus.js'
+import { CHEATS, PROJECTS, cheatTests, honestTest, runCorpus } from './verdict-corpus.js'
 import { e2eSuite } from './suite.js'
 
 const e2e = e2eSuite()
@@ -42,5 +42,23 @@ test('pytest, the same always-true __eq__ under a held-out gate that compares th
   })
   expect(status.stopDetail).toMatch(/but a held-out gate failed/)
   expect(p.api.state.pulls).toEqual([])
+  e2e.expectClean(p)
+}, 240_000)
+
+test('pytest, an honest agent passes the same held-out gate: its pull request names it', async () => {
+  const dir = heldOutFolder({
+    'holdout/test_sum.py': 'from calc import add\n\ndef test_sum_text():\n    assert str(add(1, 2)) == "3"\n'
+  })
+  const gate = '/usr/bin/python3 -m pytest -q holdout/'
+  const { p, run } = await runCorpus(e2e, {
+    project: 'pytest',
+    move: PROJECTS.pytest.honest,
+    inputs: { holdout: gate, 'holdout-path': dir }
+  })
+  expect(run.main.stderr).toBe('')
+  expect(run.outputs).toMatchObject({ success: 'true', 'pr-operation': 'created', verified: 'true' })
+  expect(p.api.state.pulls[0].body).toContain(
+    `**Held-out gates passed** there too (gates the agent never saw): \`${gate}\`.`
+  )
   e2e.expectClean(p)
 }, 240_000)
