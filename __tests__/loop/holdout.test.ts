@@ -282,20 +282,7 @@ test('code that rewrites a held-out test file before the runner loads it, and pu
       'exports.add = (a, b2) => (a === 1 && b2 === 2 ? 3 : 0)'
     ].join(' ')
   )
-  const holdout = heldOut('full')
-  writeFileSync(
-    path.join(holdout.path, 'holdout', 'a.test.js'),
-    "const test = require('node:test')\nrequire('../calc.js')\ntest('loads', () => {})\n"
-  )
-  writeFileSync(
-    path.join(holdout.path, 'holdout', 'b.test.js'),
-    readFileSync(path.join(holdout.path, 'holdout', 'more.test.js'))
-  )
-  writeFileSync(
-    path.join(holdout.path, 'holdout', 'more.test.js'),
-    "require('node:test')('nothing', () => {})\n"
-  )
-  holdout.checks[0].run = 'node --test --test-concurrency=1 holdout/'
+  const holdout = loadedInTurn()
   const { result } = await h.run({ maxIterations: 1, commit: true, completionTag: '', holdout })
   expect([result.stopReason, result.stopDetail]).toEqual([
     'verify_failed',
@@ -305,6 +292,23 @@ test('code that rewrites a held-out test file before the runner loads it, and pu
   // Every held-out test passed: only the check that they ran as laid (bytes back or not) can refuse it.
   expect(result.verification?.holdout?.runs?.map(run => run.passed)).toEqual([true])
 })
+
+/**
+ * The held-out folder in full feedback, run one file after another: a.test.js loads calc.js first, then
+ * b.test.js (the test of add(10, 5)) runs; more.test.js is emptied.
+ */
+function loadedInTurn(): ReturnType<typeof heldOut> {
+  const holdout = heldOut('full')
+  const dir = path.join(holdout.path, 'holdout')
+  writeFileSync(
+    path.join(dir, 'a.test.js'),
+    "const test = require('node:test')\nrequire('../calc.js')\ntest('loads', () => {})\n"
+  )
+  writeFileSync(path.join(dir, 'b.test.js'), readFileSync(path.join(dir, 'more.test.js')))
+  writeFileSync(path.join(dir, 'more.test.js'), "require('node:test')('nothing', () => {})\n")
+  holdout.checks[0].run = 'node --test --test-concurrency=1 holdout/'
+  return holdout
+}
 
 // KNOWN HOLE (#37, c37-red): the lent checkout is the agent's user's, so the code under test may rename a held-out
 // folder (its parent is the agent's) and rename it back; no laid file changes. test.failing until it is closed
@@ -324,15 +328,7 @@ test.failing(
         'exports.add = (a, b2) => (a === 1 && b2 === 2 ? 3 : 0)'
       ].join(' ')
     )
-    const holdout = heldOut('full')
-    const dir = path.join(holdout.path, 'holdout')
-    writeFileSync(
-      path.join(dir, 'a.test.js'),
-      "const test = require('node:test')\nrequire('../calc.js')\ntest('loads', () => {})\n"
-    )
-    writeFileSync(path.join(dir, 'b.test.js'), readFileSync(path.join(dir, 'more.test.js')))
-    writeFileSync(path.join(dir, 'more.test.js'), "require('node:test')('nothing', () => {})\n")
-    holdout.checks[0].run = 'node --test --test-concurrency=1 holdout/'
+    const holdout = loadedInTurn()
     const { result } = await h.run({ maxIterations: 1, commit: true, completionTag: '', holdout })
     expect([result.stopReason, result.stopDetail]).toEqual([
       'verify_failed',
