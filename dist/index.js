@@ -65849,17 +65849,18 @@ async function holdoutRefRefusal(plan, workTree) {
     const repository = plan.context.payload.repository;
     if (runsAgent && repository?.private === false && agentReachesGitHub(plan))
         return `holdout-ref ${ref}: this repository is public and the agent's network reaches GitHub (no model proxy, agent-network open, or a GitHub host in allowed-hosts), so the agent could fetch the held-out ref itself. Use agent-network model-only, or holdout-path filled from a private source.`;
-    const held = await new repo_GitRepo(workTree).exec(['for-each-ref', '--format=%(refname)', ref], { probe: true });
+    const repo = new repo_GitRepo(workTree);
+    const held = await repo.exec(['for-each-ref', '--format=%(refname)', ref], { probe: true });
     if (runsAgent && held.stdout.trim() !== '')
         return `holdout-ref ${ref} is in the workspace's repository, where the agent can read it: fetch only the branches the loop needs (actions/checkout does by default) and delete it there (git update-ref -d ${ref}).`;
     const { auth, repository: name } = source(plan);
-    const listed = await new repo_GitRepo(workTree).exec(['ls-remote', '--end-of-options', repositoryUrl(auth.serverUrl, name), ref], { probe: true, config: authConfig(auth) });
+    const listed = await repo.exec(['ls-remote', '--end-of-options', repositoryUrl(auth.serverUrl, name), ref], { probe: true, config: authConfig(auth) });
     const line = listed.stdout.split('\n').find(l => l.endsWith(`\t${ref}`));
     if (listed.exitCode !== 0 || line === undefined)
         return `holdout-ref ${ref} is not on ${name}${listed.exitCode !== 0 ? ` (git ls-remote exited ${listed.exitCode})` : ''}: push the held-out tests there first, e.g. git push origin HEAD:${ref} from a private clone.`;
     // Its commit fetched into the workspace before (then the ref deleted) is readable there all the same.
     const sha = line.split('\t')[0];
-    const present = await new repo_GitRepo(workTree).exec(['cat-file', '-e', `${sha}^{commit}`], { probe: true });
+    const present = await repo.exec(['cat-file', '-e', `${sha}^{commit}`], { probe: true });
     if (runsAgent && present.exitCode === 0)
         return `holdout-ref ${ref}: its commit ${sha.slice(0, 12)} is in the workspace's repository, where the agent can read it: check out without it (a fresh actions/checkout does not fetch refs/ralph/*).`;
     return undefined;
